@@ -1,0 +1,136 @@
+// Memory path rules (contract C4-C8) and directory-entry name rules.
+#include "grainstore/path.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "grainstore/result.h"
+#include "grainstore/status.h"
+
+namespace grainstore {
+namespace {
+
+char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// True if `s` contains an encoded '.', '/' or '\\' (%2e, %2f, %5c, any case).
+bool HasEncodedSeparator(std::string_view s) {
+  for (std::size_t i = 0; i + 2 < s.size(); ++i) {
+    if (s[i] != '%') continue;
+    const char a = s[i + 1];
+    const char b = AsciiLower(s[i + 2]);
+    if ((a == '2' && (b == 'e' || b == 'f')) || (a == '5' && b == 'c')) return true;
+  }
+  return false;
+}
+
+// True if `s` contains a byte no memory path may hold: backslash or NUL.
+bool HasForbiddenByte(std::string_view s) {
+  return s.find('\\') != std::string_view::npos || s.find('\0') != std::string_view::npos;
+}
+
+Status EscapeError(std::string_view raw) {
+  std::string msg = "Path ";
+  msg.append(raw);
+  msg.append(" would escape /memories directory");
+  return Status::InvalidArgument(std::move(msg));
+}
+
+Status TooLongError(std::string_view raw) {
+  std::string msg = "Path ";
+  msg.append(raw);
+  msg.append(" is too long");
+  return Status::InvalidArgument(std::move(msg));
+}
+
+}  // namespace
+
+Result<MemoryPath> ParseMemoryPath(std::string_view raw) {
+  // C4: a plain prefix test on the raw string.
+  if (raw.substr(0, kMemoriesRoot.size()) != kMemoriesRoot) {
+    std::string msg = "Path must start with /memories, got: ";
+    msg.append(raw);
+    return Status::InvalidArgument(std::move(msg));
+  }
+  std::string_view rest = raw.substr(kMemoriesRoot.size());
+  // C5: "/memoriesX", "/memories_evil/x" name a sibling, not the directory.
+  if (!rest.empty() && rest.front() != '/') return EscapeError(raw);
+  // C6: backslash, NUL and URL-encoded separators.
+  if (HasForbiddenByte(raw) || HasEncodedSeparator(raw)) return EscapeError(raw);
+
+  // C7/C8: split on '/', drop empty and "." segments, reject "..".
+  MemoryPath path;
+  path.key.assign(kMemoriesRoot);
+  std::size_t pos = 0;
+  while (pos <= rest.size()) {
+    std::size_t slash = rest.find('/', pos);
+    if (slash == std::string_view::npos) slash = rest.size();
+    const std::string_view segment = rest.substr(pos, slash - pos);
+    pos = slash + 1;
+    if (segment.empty() || segment == ".") continue;
+    if (segment == "..") return EscapeError(raw);
+    if (segment.size() > kMaxNameBytes) return TooLongError(raw);
+    path.key.push_back('/');
+    path.key.append(segment);
+    if (path.key.size() > kMaxKeyBytes) return TooLongError(raw);
+    path.segments.emplace_back(segment);
+  }
+  return path;
+}
+
+Status ValidateName(std::string_view name) {
+  if (name.empty()) return Status::InvalidArgument("Name is empty");
+  if (name == "." || name == "..") {
+    return Status::InvalidArgument("Name " + std::string(name) + " is not allowed");
+  }
+  if (name.size() > kMaxNameBytes) {
+    return Status::TooLarge("Name is longer than " + std::to_string(kMaxNameBytes) + " bytes");
+  }
+  if (name.find('/') != std::string_view::npos) {
+    return Status::InvalidArgument("Name " + std::string(name) + " contains '/'");
+  }
+  if (name.find('\0') != std::string_view::npos) {
+    return Status::InvalidArgument("Name contains a NUL byte");
+  }
+  if (name.find('\\') != std::string_view::npos) {
+    return Status::InvalidArgument("Name " + std::string(name) + " contains a backslash");
+  }
+  if (HasEncodedSeparator(name)) {
+    return Status::InvalidArgument("Name " + std::string(name) +
+                                   " contains an encoded separator (%2e, %2f or %5c)");
+  }
+  return Status::Ok();
+}
+
+std::string JoinKey(std::string_view parent_key, std::string_view name) {
+  std::string key;
+  key.reserve(parent_key.size() + 1 + name.size());
+  key.append(parent_key);
+  key.push_back('/');
+  key.append(name);
+  return key;
+}
+
+std::string ParentKey(std::string_view key) {
+  if (key.size() <= kMemoriesRoot.size()) return std::string(kMemoriesRoot);
+  const std::size_t slash = key.rfind('/');
+  if (slash == std::string_view::npos || slash < kMemoriesRoot.size()) {
+    return std::string(kMemoriesRoot);
+  }
+  return std::string(key.substr(0, slash));
+}
+
+std::string_view BaseName(std::string_view key) {
+  if (key.size() <= kMemoriesRoot.size()) return {};
+  const std::size_t slash = key.rfind('/');
+  if (slash == std::string_view::npos) return key;
+  return key.substr(slash + 1);
+}
+
+bool IsStrictlyInside(std::string_view key, std::string_view ancestor) {
+  return key.size() > ancestor.size() && key.substr(0, ancestor.size()) == ancestor &&
+         key[ancestor.size()] == '/';
+}
+
+}  // namespace grainstore

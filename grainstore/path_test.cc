@@ -1,0 +1,200 @@
+// Table-driven tests of the memory path rules (contract C4-C8) and name rules.
+#include "grainstore/path.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace grainstore {
+namespace {
+
+struct ValidCase {
+  std::string raw;
+  std::string key;
+  std::vector<std::string> segments;
+};
+
+TEST(ParseMemoryPathTest, ValidPathsNormalise) {
+  const std::vector<ValidCase> cases = {
+      {"/memories", "/memories", {}},
+      {"/memories/", "/memories", {}},
+      {"/memories//", "/memories", {}},
+      {"/memories/.", "/memories", {}},
+      {"/memories/./", "/memories", {}},
+      {"/memories/a.txt", "/memories/a.txt", {"a.txt"}},
+      {"/memories//a.txt", "/memories/a.txt", {"a.txt"}},
+      {"/memories/a/", "/memories/a", {"a"}},
+      {"/memories/a/./b", "/memories/a/b", {"a", "b"}},
+      {"/memories/./a//b/.", "/memories/a/b", {"a", "b"}},
+      {"/memories/...", "/memories/...", {"..."}},
+      {"/memories/..a", "/memories/..a", {"..a"}},
+      {"/memories/a..", "/memories/a..", {"a.."}},
+      {"/memories/.hidden", "/memories/.hidden", {".hidden"}},
+      {"/memories/%2", "/memories/%2", {"%2"}},
+      {"/memories/%25", "/memories/%25", {"%25"}},
+      {"/memories/%2g", "/memories/%2g", {"%2g"}},
+      {"/memories/caf\xc3\xa9/\xf0\x9f\x98\x80.txt", "/memories/caf\xc3\xa9/\xf0\x9f\x98\x80.txt",
+       {"caf\xc3\xa9", "\xf0\x9f\x98\x80.txt"}},
+      {"/memories/a b/c\td", "/memories/a b/c\td", {"a b", "c\td"}},
+  };
+  for (const ValidCase& c : cases) {
+    Result<MemoryPath> path = ParseMemoryPath(c.raw);
+    ASSERT_TRUE(path.has_value()) << c.raw << ": " << path.error().message();
+    EXPECT_EQ(path->key, c.key) << c.raw;
+    EXPECT_EQ(path->segments, c.segments) << c.raw;
+    EXPECT_EQ(path->is_root(), c.segments.empty()) << c.raw;
+  }
+}
+
+struct InvalidCase {
+  std::string raw;
+  std::string message;
+};
+
+std::string Escape(const std::string& raw) { return "Path " + raw + " would escape /memories directory"; }
+std::string Prefix(const std::string& raw) { return "Path must start with /memories, got: " + raw; }
+
+TEST(ParseMemoryPathTest, InvalidPathsGiveContractMessages) {
+  const std::string nul_path("/memories/a\0b", 13);
+  const std::vector<InvalidCase> cases = {
+      // C4
+      {"", Prefix("")},
+      {"memories/a", Prefix("memories/a")},
+      {"/memorie", Prefix("/memorie")},
+      {"/Memories/a", Prefix("/Memories/a")},
+      {"/etc/passwd", Prefix("/etc/passwd")},
+      {" /memories", Prefix(" /memories")},
+      {"\\memories", Prefix("\\memories")},
+      // C5
+      {"/memoriesX", Escape("/memoriesX")},
+      {"/memories_evil/x", Escape("/memories_evil/x")},
+      {"/memories.", Escape("/memories.")},
+      {"/memories\\..\\x", Escape("/memories\\..\\x")},
+      // C6
+      {"/memories/a\\b", Escape("/memories/a\\b")},
+      {"/memories/\\", Escape("/memories/\\")},
+      {nul_path, Escape(nul_path)},
+      {"/memories/%2e%2e/x", Escape("/memories/%2e%2e/x")},
+      {"/memories/%2E", Escape("/memories/%2E")},
+      {"/memories/a%2fb", Escape("/memories/a%2fb")},
+      {"/memories/a%2Fb", Escape("/memories/a%2Fb")},
+      {"/memories/a%5cb", Escape("/memories/a%5cb")},
+      {"/memories/a%5Cb", Escape("/memories/a%5Cb")},
+      // C7
+      {"/memories/..", Escape("/memories/..")},
+      {"/memories/../x", Escape("/memories/../x")},
+      {"/memories/a/../b.txt", Escape("/memories/a/../b.txt")},
+      {"/memories/a/..", Escape("/memories/a/..")},
+      {"/memories/./../a", Escape("/memories/./../a")},
+      {"/memories/a/b/../../../../etc/passwd", Escape("/memories/a/b/../../../../etc/passwd")},
+  };
+  for (const InvalidCase& c : cases) {
+    Result<MemoryPath> path = ParseMemoryPath(c.raw);
+    ASSERT_FALSE(path.has_value()) << c.raw;
+    EXPECT_EQ(path.error().code(), StatusCode::kInvalidArgument) << c.raw;
+    EXPECT_EQ(path.error().message(), c.message) << c.raw;
+  }
+}
+
+TEST(ParseMemoryPathTest, LengthLimits) {
+  const std::string max_name(kMaxNameBytes, 'n');
+  EXPECT_TRUE(ParseMemoryPath("/memories/" + max_name).has_value());
+  const std::string long_name = "/memories/" + std::string(kMaxNameBytes + 1, 'n');
+  Result<MemoryPath> too_long_name = ParseMemoryPath(long_name);
+  ASSERT_FALSE(too_long_name.has_value());
+  EXPECT_EQ(too_long_name.error().message(), "Path " + long_name + " is too long");
+
+  // Key of exactly kMaxKeyBytes is fine; one more byte is not.
+  std::string raw(kMemoriesRoot);
+  while (raw.size() + 2 <= kMaxKeyBytes) raw += "/a";
+  raw.resize(kMaxKeyBytes, 'a');
+  ASSERT_EQ(raw.size(), kMaxKeyBytes);
+  ASSERT_TRUE(ParseMemoryPath(raw).has_value());
+  EXPECT_EQ(ParseMemoryPath(raw)->key.size(), kMaxKeyBytes);
+  EXPECT_FALSE(ParseMemoryPath(raw + "a").has_value());
+
+  // Redundant slashes do not count towards the key length.
+  std::string slashes = "/memories" + std::string(10000, '/') + "a";
+  ASSERT_TRUE(ParseMemoryPath(slashes).has_value());
+  EXPECT_EQ(ParseMemoryPath(slashes)->key, "/memories/a");
+
+  // A 5,000-deep path is rejected, not walked.
+  std::string deep = "/memories";
+  for (int i = 0; i < 5000; ++i) deep += "/d";
+  Result<MemoryPath> too_deep = ParseMemoryPath(deep);
+  ASSERT_FALSE(too_deep.has_value());
+  EXPECT_EQ(too_deep.error().message(), "Path " + deep + " is too long");
+}
+
+struct NameCase {
+  std::string name;
+  StatusCode code;
+};
+
+TEST(ValidateNameTest, Table) {
+  const std::vector<NameCase> cases = {
+      {"a.txt", StatusCode::kOk},
+      {".hidden", StatusCode::kOk},
+      {"...", StatusCode::kOk},
+      {"%25", StatusCode::kOk},
+      {"caf\xc3\xa9", StatusCode::kOk},
+      {std::string(kMaxNameBytes, 'x'), StatusCode::kOk},
+      {"", StatusCode::kInvalidArgument},
+      {".", StatusCode::kInvalidArgument},
+      {"..", StatusCode::kInvalidArgument},
+      {"a/b", StatusCode::kInvalidArgument},
+      {"/", StatusCode::kInvalidArgument},
+      {std::string("a\0b", 3), StatusCode::kInvalidArgument},
+      {"a\\b", StatusCode::kInvalidArgument},
+      {"%2e%2e", StatusCode::kInvalidArgument},
+      {"x%2E", StatusCode::kInvalidArgument},
+      {"x%2f", StatusCode::kInvalidArgument},
+      {"x%2F", StatusCode::kInvalidArgument},
+      {"x%5c", StatusCode::kInvalidArgument},
+      {"x%5C", StatusCode::kInvalidArgument},
+      {std::string(kMaxNameBytes + 1, 'x'), StatusCode::kTooLarge},
+  };
+  for (const NameCase& c : cases) {
+    Status status = ValidateName(c.name);
+    EXPECT_EQ(status.code(), c.code) << "name: " << c.name;
+    if (!status.ok()) {
+      EXPECT_FALSE(status.message().empty()) << c.name;
+    }
+  }
+}
+
+TEST(KeyHelpersTest, JoinParentBase) {
+  EXPECT_EQ(JoinKey("/memories", "a"), "/memories/a");
+  EXPECT_EQ(JoinKey("/memories/a", "b.txt"), "/memories/a/b.txt");
+  EXPECT_EQ(ParentKey("/memories/a"), "/memories");
+  EXPECT_EQ(ParentKey("/memories/a/b.txt"), "/memories/a");
+  EXPECT_EQ(ParentKey("/memories"), "/memories");  // the root is its own parent
+  EXPECT_EQ(BaseName("/memories/a/b.txt"), "b.txt");
+  EXPECT_EQ(BaseName("/memories/a"), "a");
+  EXPECT_EQ(BaseName("/memories"), "");
+}
+
+TEST(KeyHelpersTest, IsStrictlyInside) {
+  struct Case {
+    std::string key, ancestor;
+    bool inside;
+  };
+  const std::vector<Case> cases = {
+      {"/memories/a/b", "/memories/a", true},
+      {"/memories/a/b/c", "/memories/a", true},
+      {"/memories/a", "/memories", true},
+      {"/memories/a", "/memories/a", false},
+      {"/memories/ab", "/memories/a", false},
+      {"/memories/a", "/memories/a/b", false},
+      {"/memories", "/memories", false},
+      {"/memories_x", "/memories", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(IsStrictlyInside(c.key, c.ancestor), c.inside) << c.key << " in " << c.ancestor;
+  }
+}
+
+}  // namespace
+}  // namespace grainstore
