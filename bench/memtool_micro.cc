@@ -1,0 +1,212 @@
+// Micro-benchmarks of memtool::MemoryTool::Execute on a real temp-file
+// SQLite store, timed per call (steady_clock) and summarised by median.
+//
+//   memtool_micro [--dir SCRATCH_PARENT] [--quick]
+//
+// Prints a markdown table: view of one file against the number of versions
+// of that file (1..10,000) and against the number of files in the store
+// (100..100,000), views of directories, a view of /memories over 10,000
+// files, and single-thread write throughput (create, str_replace, insert)
+// with Durability::kNormal and kFull. --quick shrinks the sizes for a smoke
+// run (its numbers are not the recorded ones).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "bench_util.h"
+#include "grainstore/store.h"
+#include "memtool/memtool.h"
+
+namespace {
+
+using grainstore::Durability;
+
+struct Config {
+  std::string dir = ".";
+  bool quick = false;
+};
+
+// A table row, printed as markdown.
+void Row(const std::string& name, const bench::Stats& s, const std::string& goal,
+         const std::string& verdict) {
+  std::printf("| %s | %zu | %s | %s | %s | %s | %s |\n", name.c_str(), s.n,
+              bench::FormatNs(s.median_ns).c_str(), bench::FormatNs(s.p90_ns).c_str(),
+              bench::FormatNs(s.p99_ns).c_str(), goal.c_str(), verdict.c_str());
+  std::fflush(stdout);
+}
+
+std::string Verdict(bool met) { return met ? "met" : "NOT met"; }
+
+// Times Execute over `cmds`, cycling until `iterations` calls; the first
+// `warmup` calls are not recorded. Any error result aborts: a benchmark of
+// failing calls would be meaningless.
+bench::Stats TimeExecute(memtool::MemoryTool* tool, const std::vector<std::string>& cmds,
+                         std::size_t iterations, std::size_t warmup) {
+  std::vector<double> samples;
+  samples.reserve(iterations);
+  for (std::size_t i = 0; i < iterations + warmup; ++i) {
+    const std::string& cmd = cmds[i % cmds.size()];
+    std::int64_t t0 = bench::NowNs();
+    memtool::ToolResult r = tool->Execute(cmd);
+    std::int64_t t1 = bench::NowNs();
+    if (r.is_error) bench::Die("command failed: " + cmd.substr(0, 200) + " -> " + r.content);
+    if (i >= warmup) samples.push_back(static_cast<double>(t1 - t0));
+  }
+  return bench::Summarize(std::move(samples));
+}
+
+// A ~1 KiB markdown body of 20 lines whose line `j` carries token "<tag:j>".
+std::string Body(const std::string& tag, int lines = 20) {
+  std::string body;
+  for (int j = 0; j < lines; ++j) {
+    body += fmt::format("- <{}:{}> user prefers concise answers; review api design\n", tag, j);
+  }
+  return body;
+}
+
+std::string JsonText(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '"' || c == '\\') out += std::string("\\") + c;
+    else out += c;
+  }
+  return out;
+}
+
+std::string ViewCmd(const std::string& path) {
+  return fmt::format(R"({{"command":"view","path":"{}"}})", path);
+}
+
+void PutOrDie(grainstore::Store* store, grainstore::NsId ns, const std::string& key,
+              const std::string& body) {
+  auto r = store->PutFile(ns, key, body);
+  if (!r.has_value()) bench::Die("PutFile " + key + ": " + r.error().ToString());
+}
+
+std::string FileKey(int i) { return fmt::format("/memories/d{}/f{}.md", i / 100, i); }
+
+void BenchVersions(const Config& cfg) {
+  bench::ScratchDir scratch(cfg.dir);
+  auto store = bench::OpenStoreOrDie(scratch.path() + "/agent.db", Durability::kNormal);
+  grainstore::NsId ns = bench::NamespaceOrDie(store.get(), "bench");
+  memtool::MemoryTool tool(store.get(), ns);
+  const std::string key = "/memories/notes/versioned.md";
+  std::vector<std::string> cmds = {ViewCmd(key)};
+  std::vector<int> levels = cfg.quick ? std::vector<int>{1, 10, 100}
+                                      : std::vector<int>{1, 10, 100, 1000, 10000};
+  int written = 0;
+  double lo = 1e18, hi = 0;
+  for (int level : levels) {
+    for (; written < level; ++written) PutOrDie(store.get(), ns, key, Body(fmt::format("v{}", written)));
+    bench::Stats s = TimeExecute(&tool, cmds, cfg.quick ? 500 : 5000, 200);
+    lo = std::min(lo, s.median_ns);
+    hi = std::max(hi, s.median_ns);
+    Row(fmt::format("view file, {} version(s)", level), s, "< 10 us", Verdict(s.median_ns < 10e3));
+  }
+  std::printf("| flatness over versions (max/min median) | | %.2fx | | | <= 1.5x | %s |\n", hi / lo,
+              Verdict(hi / lo <= 1.5).c_str());
+}
+
+void BenchStoreSize(const Config& cfg) {
+  bench::ScratchDir scratch(cfg.dir);
+  auto store = bench::OpenStoreOrDie(scratch.path() + "/agent.db", Durability::kNormal);
+  grainstore::NsId ns = bench::NamespaceOrDie(store.get(), "bench");
+  memtool::MemoryTool tool(store.get(), ns);
+  for (int j = 0; j < 10; ++j) PutOrDie(store.get(), ns, fmt::format("/memories/small/f{}.md", j), Body("s"));
+  std::vector<int> levels = cfg.quick ? std::vector<int>{100, 1000}
+                                      : std::vector<int>{100, 1000, 10000, 100000};
+  int written = 0;
+  double lo = 1e18, hi = 0;
+  std::uint64_t seed = 12345;
+  for (int level : levels) {
+    std::int64_t t0 = bench::NowNs();
+    for (; written < level; ++written) PutOrDie(store.get(), ns, FileKey(written), Body(fmt::format("f{}", written)));
+    double fill_s = static_cast<double>(bench::NowNs() - t0) / 1e9;
+    std::vector<std::string> cmds;
+    for (int k = 0; k < 1000; ++k) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      cmds.push_back(ViewCmd(FileKey(static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(level)))));
+    }
+    bench::Stats s = TimeExecute(&tool, cmds, cfg.quick ? 500 : 5000, 200);
+    lo = std::min(lo, s.median_ns);
+    hi = std::max(hi, s.median_ns);
+    Row(fmt::format("view file, store of {} files (fill {:.1f} s)", level, fill_s), s, "< 10 us",
+        Verdict(s.median_ns < 10e3));
+    bench::Stats small = TimeExecute(&tool, {ViewCmd("/memories/small")}, cfg.quick ? 200 : 2000, 50);
+    Row(fmt::format("view dir of 10 files, store of {} files", level), small, "< 50 us",
+        Verdict(small.median_ns < 50e3));
+    bench::Stats dir100 = TimeExecute(&tool, {ViewCmd("/memories/d0")}, cfg.quick ? 100 : 1000, 20);
+    Row(fmt::format("view dir of 100 files, store of {} files", level), dir100, "(< 50 us)",
+        Verdict(dir100.median_ns < 50e3));
+    if (level == 10000 || (cfg.quick && level == 1000)) {
+      bench::Stats root = TimeExecute(&tool, {ViewCmd("/memories")}, 30, 3);
+      Row(fmt::format("view /memories, {} files listed at depth 2", level), root, "< 20 ms",
+          Verdict(root.median_ns < 20e6));
+    }
+  }
+  std::printf("| flatness over store size (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
+              hi / lo, Verdict(hi / lo <= 1.5).c_str());
+}
+
+// Times `cmds` once each; reports ops/s over the whole run.
+void WriteRow(const std::string& name, memtool::MemoryTool* tool,
+              const std::vector<std::string>& cmds, Durability durability) {
+  std::int64_t t0 = bench::NowNs();
+  bench::Stats s = TimeExecute(tool, cmds, cmds.size(), 0);
+  double secs = static_cast<double>(bench::NowNs() - t0) / 1e9;
+  double rate = static_cast<double>(cmds.size()) / secs;
+  bool normal = durability == Durability::kNormal;
+  std::printf("| %s (%s) | %zu | %s | %s | %s | %s | %.0f/s %s |\n", name.c_str(),
+              std::string(bench::DurabilityName(durability)).c_str(), s.n,
+              bench::FormatNs(s.median_ns).c_str(), bench::FormatNs(s.p90_ns).c_str(),
+              bench::FormatNs(s.p99_ns).c_str(), normal ? ">= 10,000/s" : "(none)", rate,
+              normal ? Verdict(rate >= 10000).c_str() : "");
+  std::fflush(stdout);
+}
+
+void BenchWrites(const Config& cfg, Durability durability) {
+  bench::ScratchDir scratch(cfg.dir);
+  auto store = bench::OpenStoreOrDie(scratch.path() + "/agent.db", durability);
+  grainstore::NsId ns = bench::NamespaceOrDie(store.get(), "bench");
+  memtool::MemoryTool tool(store.get(), ns);
+  const int files = 1000;
+  int n = durability == Durability::kNormal ? 10000 : 1000;
+  if (cfg.quick) n /= 10;
+  for (int i = 0; i < files; ++i) PutOrDie(store.get(), ns, FileKey(i), Body(fmt::format("f{}", i)));
+  std::vector<std::string> creates, replaces, inserts;
+  for (int k = 0; k < n; ++k) {
+    creates.push_back(fmt::format(R"({{"command":"create","path":"/memories/new/n{}/c{}.md","file_text":"{}"}})",
+                                  k / 100, k, JsonText(Body(fmt::format("c{}", k)))));
+    int f = k % files, line = k / files;
+    replaces.push_back(fmt::format(R"({{"command":"str_replace","path":"{}","old_str":"<f{}:{}>","new_str":"[f{}:{}]"}})",
+                                   FileKey(f), f, line, f, line));
+    inserts.push_back(fmt::format(R"({{"command":"insert","path":"{}","insert_line":1,"insert_text":"- inserted {}\n"}})",
+                                  FileKey(f), k));
+  }
+  WriteRow("create", &tool, creates, durability);
+  WriteRow("str_replace", &tool, replaces, durability);
+  WriteRow("insert", &tool, inserts, durability);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config cfg;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--quick") cfg.quick = true;
+    else if (arg == "--dir" && i + 1 < argc) cfg.dir = argv[++i];
+    else bench::Die("usage: memtool_micro [--dir DIR] [--quick]");
+  }
+  std::printf("| benchmark | n | median | p90 | p99 | goal | result |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  BenchVersions(cfg);
+  BenchStoreSize(cfg);
+  BenchWrites(cfg, Durability::kNormal);
+  BenchWrites(cfg, Durability::kFull);
+  return 0;
+}
