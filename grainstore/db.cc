@@ -1,0 +1,186 @@
+#include "db.h"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+namespace grainstore {
+
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), status_(std::move(other.status_)) {
+  other.stmt_ = nullptr;
+}
+
+Statement::~Statement() {
+  if (stmt_ != nullptr) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+}
+
+void Statement::BindInt64(int index, std::int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+
+void Statement::BindText(int index, std::string_view value) {
+  sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+}
+
+void Statement::BindBlob(int index, std::string_view value) {
+  // A zero-length blob must still bind as a blob, not NULL.
+  static const char kEmpty = 0;
+  sqlite3_bind_blob64(stmt_, index, value.empty() ? &kEmpty : value.data(), value.size(),
+                      SQLITE_STATIC);
+}
+
+void Statement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
+
+StepResult Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return StepResult::kRow;
+  if (rc == SQLITE_DONE) return StepResult::kDone;
+  int ext = sqlite3_extended_errcode(db_);
+  std::string msg = sqlite3_errmsg(db_);
+  switch (ext & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      status_ = Status::Busy(fmt::format("database is locked: {}", msg));
+      break;
+    case SQLITE_CONSTRAINT:
+      status_ = ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY
+                    ? Status::AlreadyExists(msg)
+                    : Status::Conflict(msg);
+      break;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      status_ = Status::Corruption(msg);
+      break;
+    case SQLITE_FULL:
+      status_ = Status::NoSpace(msg);
+      break;
+    case SQLITE_TOOBIG:
+      status_ = Status::TooLarge(msg);
+      break;
+    default:
+      status_ = Status::IOError(fmt::format("sqlite error {}: {}", ext, msg));
+  }
+  return StepResult::kError;
+}
+
+Status Statement::Run() {
+  switch (Step()) {
+    case StepResult::kDone: return Status::Ok();
+    case StepResult::kRow: return Status::Corruption("statement returned an unexpected row");
+    case StepResult::kError: break;
+  }
+  return status_;
+}
+
+std::int64_t Statement::ColumnInt64(int index) const { return sqlite3_column_int64(stmt_, index); }
+
+bool Statement::ColumnIsNull(int index) const {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+std::string_view Statement::ColumnTextView(int index) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, index);
+  int n = sqlite3_column_bytes(stmt_, index);
+  if (p == nullptr) return {};
+  return {reinterpret_cast<const char*>(p), static_cast<size_t>(n)};
+}
+
+std::string_view Statement::ColumnBlobView(int index) const {
+  const void* p = sqlite3_column_blob(stmt_, index);
+  int n = sqlite3_column_bytes(stmt_, index);
+  if (p == nullptr) return {};
+  return {static_cast<const char*>(p), static_cast<size_t>(n)};
+}
+
+Db::~Db() {
+  for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+  if (db_ != nullptr) sqlite3_close_v2(db_);
+}
+
+Status Db::ErrorStatus(int rc, std::string_view context) const {
+  std::string msg = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Busy(fmt::format("{}: database is locked", context));
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::Corruption(fmt::format("{}: {}", context, msg));
+    case SQLITE_FULL:
+      return Status::NoSpace(fmt::format("{}: {}", context, msg));
+    case SQLITE_CANTOPEN:
+      return Status::IOError(fmt::format("{}: cannot open database file", context));
+    default:
+      return Status::IOError(fmt::format("{}: {}", context, msg));
+  }
+}
+
+Status Db::Open(const std::string& path, bool create_if_missing) {
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    Status s = ErrorStatus(rc, "open");
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    return s;
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  return Status::Ok();
+}
+
+Result<Statement> Db::Prepare(const char* sql) {
+  auto it = cache_.find(sql);
+  if (it != cache_.end()) return Statement(db_, it->second);
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return ErrorStatus(rc, "prepare");
+  cache_.emplace(sql, stmt);
+  return Statement(db_, stmt);
+}
+
+Status Db::Exec(const char* sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+  if (err != nullptr) sqlite3_free(err);
+  if (rc != SQLITE_OK) return ErrorStatus(rc, "exec");
+  return Status::Ok();
+}
+
+Result<std::int64_t> Db::QueryInt(const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) return ErrorStatus(rc, "query");
+  rc = sqlite3_step(stmt);
+  std::int64_t value = 0;
+  if (rc == SQLITE_ROW) value = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return ErrorStatus(rc, "query");
+  return value;
+}
+
+std::int64_t Db::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+
+int Db::Changes() const { return sqlite3_changes(db_); }
+
+Transaction::~Transaction() {
+  if (active_) (void)db_->Exec("ROLLBACK");
+}
+
+Status Transaction::Begin(Kind kind) {
+  GRAINSTORE_RETURN_IF_ERROR(db_->Exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  active_ = true;
+  return Status::Ok();
+}
+
+Status Transaction::Commit() {
+  Status s = db_->Exec("COMMIT");
+  if (s.ok()) active_ = false;
+  return s;
+}
+
+}  // namespace grainstore

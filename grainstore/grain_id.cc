@@ -1,0 +1,82 @@
+#include "grain_id.h"
+
+#include <sodium.h>
+
+namespace grainstore {
+namespace {
+
+constexpr char kGrainTag[] = "areev-grain-v1";
+
+void Update(crypto_generichash_state* st, std::string_view bytes) {
+  unsigned char len[8];
+  std::uint64_t n = bytes.size();
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
+  crypto_generichash_update(st, len, sizeof len);
+  crypto_generichash_update(st, reinterpret_cast<const unsigned char*>(bytes.data()),
+                            bytes.size());
+}
+
+void UpdateInt(crypto_generichash_state* st, std::uint64_t v) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+  crypto_generichash_update(st, b, sizeof b);
+}
+
+}  // namespace
+
+std::string HashBody(std::string_view body) {
+  std::string out(kHashBytes, '\0');
+  crypto_generichash(reinterpret_cast<unsigned char*>(out.data()), out.size(),
+                     reinterpret_cast<const unsigned char*>(body.data()), body.size(), nullptr,
+                     0);
+  return out;
+}
+
+std::string ComputeGrainId(const GrainFields& f) {
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, kHashBytes);
+  Update(&st, kGrainTag);
+  UpdateInt(&st, static_cast<std::uint64_t>(f.type));
+  Update(&st, f.ns);
+  Update(&st, f.subject);
+  Update(&st, f.relation);
+  Update(&st, f.object);
+  Update(&st, f.body_hash);
+  Update(&st, f.supersedes);
+  Update(&st, f.derived_from);
+  UpdateInt(&st, f.chain_seq);
+  UpdateInt(&st, static_cast<std::uint64_t>(f.created_ns));
+  std::string out(kHashBytes, '\0');
+  crypto_generichash_final(&st, reinterpret_cast<unsigned char*>(out.data()), out.size());
+  return out;
+}
+
+std::string ToHex(std::string_view raw) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(raw.size() * 2);
+  for (unsigned char c : raw) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+bool FromHex(std::string_view hex, std::string* raw) {
+  if (hex.size() % 2 != 0) return false;
+  auto val = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  raw->clear();
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    int hi = val(hex[i]), lo = val(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    raw->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+}  // namespace grainstore

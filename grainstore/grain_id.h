@@ -1,0 +1,41 @@
+// Content-derived ids: BLAKE2b-256 (libsodium crypto_generichash) of a body,
+// and of a grain's canonical encoding.
+#ifndef GRAINSTORE_GRAIN_ID_H_
+#define GRAINSTORE_GRAIN_ID_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "grainstore/types.h"
+
+namespace grainstore {
+
+inline constexpr std::size_t kHashBytes = 32;
+
+// Everything that identifies a grain. The canonical encoding is a tag followed
+// by each field as <u64 little-endian length><bytes>, integers as 8 bytes LE.
+struct GrainFields {
+  GrainType type = GrainType::kFact;
+  std::string_view ns;
+  std::string_view subject;
+  std::string_view relation;
+  std::string_view object;
+  std::string_view body_hash;     // raw 32 bytes, or "" when there is no body
+  std::string_view supersedes;    // raw grain id, or ""
+  std::string_view derived_from;  // raw grain id, or ""
+  std::uint64_t chain_seq = 0;
+  std::int64_t created_ns = 0;
+};
+
+// Raw 32-byte ids.
+std::string HashBody(std::string_view body);
+std::string ComputeGrainId(const GrainFields& fields);
+
+std::string ToHex(std::string_view raw);
+// False if `hex` has an odd length or a non-hex character.
+bool FromHex(std::string_view hex, std::string* raw);
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_GRAIN_ID_H_

@@ -1,0 +1,60 @@
+// Memory paths: the one place that decides which `/memories/...` strings are
+// valid and how they normalise to store keys (contract section 11.3, C4-C8),
+// and which single names may exist in the tree. Pure functions, no I/O; used by
+// memtool, fusefs and the CLI alike.
+#ifndef GRAINSTORE_PATH_H_
+#define GRAINSTORE_PATH_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grainstore/result.h"
+
+namespace grainstore {
+
+inline constexpr std::string_view kMemoriesRoot = "/memories";
+// Reserved at the root of every namespace: the mount shows versions there.
+inline constexpr std::string_view kHistoryDirName = ".history";
+inline constexpr std::size_t kMaxNameBytes = 255;
+inline constexpr std::size_t kMaxKeyBytes = 4096;
+
+// A validated memory path.
+struct MemoryPath {
+  std::string key;                    // "/memories" or "/memories/a/b.txt"
+  std::vector<std::string> segments;  // {"a", "b.txt"}; empty for the root
+  bool is_root() const { return segments.empty(); }
+};
+
+// Parses a raw path exactly as contract C4-C8 say. On failure the Status is
+// InvalidArgument and its message is the contract's message text, without the
+// "Error: " prefix:
+//   "Path must start with /memories, got: {raw}"
+//   "Path {raw} would escape /memories directory"
+// plus, beyond the contract, for over-long input (key > kMaxKeyBytes or a
+// segment > kMaxNameBytes):
+//   "Path {raw} is too long"
+Result<MemoryPath> ParseMemoryPath(std::string_view raw);
+
+// Checks one directory-entry name as created through any front end (the mount
+// included): non-empty, not "." or "..", no '/', NUL or '\\', no %2e/%2f/%5c
+// (any case), at most kMaxNameBytes. InvalidArgument (with a readable message)
+// otherwise; a name that is too long yields TooLarge.
+Status ValidateName(std::string_view name);
+
+// Joins a parent key and a child name: JoinKey("/memories", "a") == "/memories/a".
+std::string JoinKey(std::string_view parent_key, std::string_view name);
+
+// The parent key of a non-root key ("/memories/a/b" -> "/memories/a").
+std::string ParentKey(std::string_view key);
+
+// The last segment of a key ("/memories/a/b" -> "b"; "/memories" -> "").
+std::string_view BaseName(std::string_view key);
+
+// True when `key` lies strictly inside `ancestor` ("/memories/a/b" in "/memories/a").
+bool IsStrictlyInside(std::string_view key, std::string_view ancestor);
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_PATH_H_

@@ -1,0 +1,71 @@
+// Status: the outcome of a grainstore operation, shaped like leveldb's Status.
+// An OK status carries no message. Non-OK statuses carry a code and a
+// human-readable message that never contains host paths of the caller.
+#ifndef GRAINSTORE_STATUS_H_
+#define GRAINSTORE_STATUS_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace grainstore {
+
+enum class StatusCode : int {
+  kOk = 0,
+  kNotFound,
+  kAlreadyExists,
+  kInvalidArgument,
+  kConflict,       // a precondition on store state failed (e.g. not empty, is a directory)
+  kBusy,           // the database stayed locked past the busy timeout
+  kNoSpace,
+  kIOError,
+  kCorruption,
+  kNotSupported,
+  kNotADirectory,  // a path component that must be a directory is a file
+  kIsADirectory,   // a file operation was aimed at a directory
+  kNotEmpty,       // a directory that must be empty is not
+  kTooLarge,       // a body exceeds Limits::kMaxBodyBytes
+  kReadOnly,       // a write aimed at an immutable object (a version, a purged body)
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+
+  static Status Ok() { return Status(); }
+  static Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
+  static Status AlreadyExists(std::string msg) { return {StatusCode::kAlreadyExists, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }
+  static Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
+  static Status Busy(std::string msg) { return {StatusCode::kBusy, std::move(msg)}; }
+  static Status NoSpace(std::string msg) { return {StatusCode::kNoSpace, std::move(msg)}; }
+  static Status IOError(std::string msg) { return {StatusCode::kIOError, std::move(msg)}; }
+  static Status Corruption(std::string msg) { return {StatusCode::kCorruption, std::move(msg)}; }
+  static Status NotSupported(std::string msg) { return {StatusCode::kNotSupported, std::move(msg)}; }
+  static Status NotADirectory(std::string msg) { return {StatusCode::kNotADirectory, std::move(msg)}; }
+  static Status IsADirectory(std::string msg) { return {StatusCode::kIsADirectory, std::move(msg)}; }
+  static Status NotEmpty(std::string msg) { return {StatusCode::kNotEmpty, std::move(msg)}; }
+  static Status TooLarge(std::string msg) { return {StatusCode::kTooLarge, std::move(msg)}; }
+  static Status ReadOnly(std::string msg) { return {StatusCode::kReadOnly, std::move(msg)}; }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  bool IsNotFound() const { return code_ == StatusCode::kNotFound; }
+  bool IsAlreadyExists() const { return code_ == StatusCode::kAlreadyExists; }
+
+  // "NotFound: <message>", for logs.
+  std::string ToString() const;
+
+ private:
+  Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// Name of a status code ("NotFound", ...).
+std::string_view StatusCodeName(StatusCode code);
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_STATUS_H_

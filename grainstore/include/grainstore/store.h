@@ -1,0 +1,221 @@
+// Store: one SQLite file holding every namespace's /memories tree, the grain
+// chains behind its files, plain fact/event grains and the op-log.
+//
+// Model. A namespace has a tree of nodes (directories, files, symlinks) rooted
+// at the key "/memories". A versioned file node points at a chain: an ordered
+// list of immutable grains (versions) whose ids are content-derived hashes.
+// Writing new content to a versioned file appends a grain that supersedes the
+// head; writing identical content appends nothing. Deleting tombstones the
+// chain (versions stay readable, restorable until purged). Renaming moves the
+// chain and records a provenance grain (derived_from) at the new path.
+//
+// Thread safety: a Store is safe for concurrent use by many threads without
+// external synchronisation. Several processes may open the same file at once;
+// writes are serialised by SQLite (WAL, BEGIN IMMEDIATE, busy timeout) and a
+// read-modify-write (EditFile) reads the head inside its write transaction, so
+// no update is lost.
+#ifndef GRAINSTORE_STORE_H_
+#define GRAINSTORE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grainstore/options.h"
+#include "grainstore/result.h"
+#include "grainstore/status.h"
+#include "grainstore/types.h"
+
+namespace grainstore {
+
+class StoreImpl;
+
+// What a file write did.
+struct WriteResult {
+  NodeInfo node;          // the file after the write
+  bool created = false;   // the node did not exist before
+  bool new_version = false;  // a grain was appended (false: identical content)
+  std::uint32_t seq = 0;  // head version number after the write (0: unversioned)
+  std::string grain_id;   // head grain id after the write ("" when unversioned)
+};
+
+// Attribute changes for SetAttributes; unset fields are left alone.
+struct AttrUpdate {
+  std::optional<std::uint32_t> mode;
+  std::optional<std::uint32_t> uid;
+  std::optional<std::uint32_t> gid;
+  std::optional<std::int64_t> atime_ns;
+  std::optional<std::int64_t> mtime_ns;
+  std::optional<std::int64_t> ctime_ns;  // default: now, on any change
+};
+
+// A new node for CreateNode.
+struct NewNode {
+  NodeKind kind = NodeKind::kFile;
+  std::uint32_t mode = 0644;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string symlink_target;  // kSymlink only
+  Versioning versioning = Versioning::kVersioned;  // files only
+};
+
+enum class RenameMode : std::uint8_t {
+  kReplace = 0,    // rename(2): replace an existing non-directory / empty directory
+  kNoReplace = 1,  // RENAME_NOREPLACE: AlreadyExists if the target exists
+};
+
+// How an unlink through the mount tombstones a versioned file: kVacate keeps
+// the chain revivable for Options::revive_window_ns (an editor's save dance);
+// kDelete is a plain delete.
+enum class Vacate : std::uint8_t { kDelete = 0, kVacate = 1 };
+
+// Input of AddFact.
+struct FactInput {
+  GrainType type = GrainType::kFact;
+  std::string subject;
+  std::string relation;
+  std::string object;
+  std::string context;
+};
+
+class Store {
+ public:
+  // Opens (creating if allowed) the store at `path`, applying migrations.
+  // Errors: IOError (cannot open), Corruption (not a store / newer schema),
+  // Busy (locked past the timeout).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path,
+                                             const Options& options = Options());
+
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  // A random id distinct per open Store; recorded in every op-log entry.
+  std::uint64_t origin() const;
+
+  // ---- Namespaces -------------------------------------------------------
+  // Resolves (creating it and its root directory if missing) a namespace.
+  // InvalidArgument unless the name matches [A-Za-z0-9._-]{1,64}.
+  Result<NsId> Namespace(std::string_view name);
+  // Like Namespace, but NotFound instead of creating.
+  Result<NsId> FindNamespace(std::string_view name);
+  Result<std::vector<std::string>> ListNamespaces();
+
+  // ---- Path level (memtool, CLI); keys are normalised "/memories/..." ------
+  // NotFound if nothing lives at the key.
+  Result<NodeInfo> StatKey(NsId ns, std::string_view key);
+  // The current body of the file at key. NotFound; IsADirectory (directory or
+  // symlink). `info`, if given, receives the node.
+  Result<std::string> ReadFile(NsId ns, std::string_view key, NodeInfo* info = nullptr);
+  // Creates the file (and missing parent directories) or appends a version.
+  // NotADirectory (an ancestor is a file), IsADirectory (key is a directory or
+  // the root), TooLarge, InvalidArgument (reserved or invalid name).
+  Result<WriteResult> PutFile(NsId ns, std::string_view key, std::string_view body);
+  // Read-modify-write of an existing file in one write transaction. `edit`
+  // receives the current body and fills `next`; a non-OK status from it aborts
+  // the edit and is returned unchanged. NotFound; IsADirectory; TooLarge.
+  using EditFn = std::function<Status(std::string_view current, std::string* next)>;
+  Result<WriteResult> EditFile(NsId ns, std::string_view key, const EditFn& edit);
+  // Creates a directory and its missing parents. AlreadyExists if a file is
+  // there; NotADirectory if an ancestor is a file. OK if it already exists.
+  Status MakeDirs(NsId ns, std::string_view key);
+  // Tombstones the node at key and everything below it. InvalidArgument for
+  // the root; NotFound.
+  Status DeleteKey(NsId ns, std::string_view key);
+  // Moves a node with its subtree, creating missing parents of new_key.
+  // InvalidArgument (old is root, new inside old), AlreadyExists (new exists),
+  // NotFound (old missing), NotADirectory (an ancestor of new is a file).
+  // Nothing changes on any error.
+  Status RenameKey(NsId ns, std::string_view old_key, std::string_view new_key);
+  // Children of a directory, sorted by name in byte order.
+  Result<std::vector<NodeInfo>> ListChildren(NodeId dir);
+
+  // ---- Node level (fusefs) ----------------------------------------------
+  Result<NodeId> RootId(NsId ns);
+  Result<NodeInfo> GetNode(NodeId id);
+  // NotFound; NotADirectory if parent is not a directory.
+  Result<NodeInfo> Lookup(NodeId parent, std::string_view name);
+  // Up to `limit` children with name > after_name (byte order), sorted.
+  Result<std::vector<NodeInfo>> ReadDir(NodeId dir, std::string_view after_name,
+                                        std::size_t limit);
+  // AlreadyExists; NotADirectory; InvalidArgument (bad or reserved name).
+  // A versioned file is created without a version: the first WriteBody seals v1
+  // (continuing a chain vacated at this path within the revive window).
+  Result<NodeInfo> CreateNode(NodeId parent, std::string_view name, const NewNode& spec);
+  // Removes a non-directory (want_dir=false) or an empty directory
+  // (want_dir=true). NotFound; IsADirectory / NotADirectory on kind mismatch;
+  // NotEmpty. A removed versioned file tombstones its chain.
+  Status RemoveNode(NodeId parent, std::string_view name, bool want_dir,
+                    Vacate vacate = Vacate::kVacate);
+  // rename(2) on the tree. The moved node keeps its id. Over an existing file,
+  // the target's chain continues with the moved content (supersession) and the
+  // moved node takes the target's chain. `target_versioning` is the versioning
+  // the node has under its new name. NotFound, AlreadyExists (kNoReplace),
+  // IsADirectory/NotADirectory (kind mismatch), NotEmpty, InvalidArgument
+  // (into itself, bad name). Returns the moved node.
+  Result<NodeInfo> RenameNode(NodeId parent, std::string_view name, NodeId new_parent,
+                              std::string_view new_name, RenameMode mode,
+                              Versioning target_versioning);
+  // NotFound. Returns the updated node.
+  Result<NodeInfo> SetAttributes(NodeId id, const AttrUpdate& update);
+  // Current body of a file node. NotFound; IsADirectory.
+  Result<std::string> ReadBody(NodeId id);
+  // Replaces a file's body (sealing a version if versioned and changed) and
+  // sets its mtime (now if not given). NotFound; IsADirectory; TooLarge.
+  Result<WriteResult> WriteBody(NodeId id, std::string_view body,
+                                std::optional<std::int64_t> mtime_ns = std::nullopt);
+
+  // ---- History ----------------------------------------------------------
+  // Versions (oldest first, transient ones included) of the chain that lives
+  // at `subject` with `relation`, or else of the chain most recently deleted
+  // there. NotFound if there was never one.
+  Result<std::vector<VersionInfo>> History(NsId ns, std::string_view subject,
+                                           std::string_view relation = kMemoryFileRelation);
+  Result<ChainInfo> FindChain(NsId ns, std::string_view subject,
+                              std::string_view relation = kMemoryFileRelation);
+  Result<std::vector<VersionInfo>> ChainVersions(ChainId chain);
+  // Body of one version. `version` is a 1-based number or a grain-id prefix
+  // (at least 6 hex chars). NotFound; ReadOnly if purged.
+  Result<std::string> ReadVersion(NsId ns, std::string_view subject, std::string_view version,
+                                  std::string_view relation = kMemoryFileRelation);
+  // Brings the most recently deleted chain at key back as a live file.
+  // NotFound (nothing deleted there), AlreadyExists (key is taken),
+  // NotADirectory (an ancestor is a file).
+  Status Restore(NsId ns, std::string_view key);
+  // Erases for good the bodies of every deleted chain at key (no plaintext
+  // left in the database file or its WAL once no reader pins old pages).
+  // NotFound (no deleted chain there), Conflict (the file is live).
+  Status Purge(NsId ns, std::string_view key);
+
+  // ---- Facts and events -------------------------------------------------
+  // A fact supersedes the live fact chain with the same subject and relation;
+  // an event is a standalone grain. InvalidArgument (empty subject/relation,
+  // or relation memory_file).
+  Result<Fact> AddFact(NsId ns, const FactInput& input);
+  // Live facts (and events) about subject, newest first; relation "" = any;
+  // with include_history, superseded facts too.
+  Result<std::vector<Fact>> Recall(NsId ns, std::string_view subject,
+                                   std::string_view relation, bool include_history);
+
+  // ---- Op-log and coherence ---------------------------------------------
+  // Entries with seq > after_seq, oldest first, at most `limit`; ns 0 = all.
+  Result<std::vector<OpRecord>> ReadOps(NsId ns, std::uint64_t after_seq, std::size_t limit);
+  // The newest op-log seq (0 if empty).
+  Result<std::uint64_t> LastOpSeq();
+  // Changes whenever another connection commits (PRAGMA data_version); cheap.
+  Result<std::uint64_t> DataVersion();
+  // Makes every acknowledged write durable on disk (fsync), in any mode.
+  Status Sync();
+
+ private:
+  explicit Store(std::unique_ptr<StoreImpl> impl);
+  std::unique_ptr<StoreImpl> impl_;
+};
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_STORE_H_

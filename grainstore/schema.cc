@@ -1,0 +1,161 @@
+#include "schema.h"
+
+#include <fmt/format.h>
+
+namespace grainstore {
+namespace {
+
+// Schema v1. Bodies live apart from grain metadata, deduplicated by content
+// hash (key_id leaves room for per-chain encryption keys); the op-log is read
+// from a cursor (seq); nodes carry stable ids used as inode numbers.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE namespaces(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  root_id INTEGER NOT NULL DEFAULT 0,
+  created_ns INTEGER NOT NULL
+) STRICT;
+CREATE TABLE bodies(
+  id INTEGER PRIMARY KEY,
+  hash BLOB NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  key_id INTEGER
+) STRICT;
+CREATE TABLE chains(
+  id INTEGER PRIMARY KEY,
+  ns_id INTEGER NOT NULL,
+  relation TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  head_grain INTEGER NOT NULL DEFAULT 0,
+  head_seq INTEGER NOT NULL DEFAULT 0,
+  created_ns INTEGER NOT NULL,
+  deleted_ns INTEGER NOT NULL DEFAULT 0,
+  revivable INTEGER NOT NULL DEFAULT 0,
+  key_id INTEGER
+) STRICT;
+CREATE UNIQUE INDEX chains_live ON chains(ns_id, relation, subject) WHERE state = 1;
+CREATE INDEX chains_by_subject ON chains(ns_id, subject, relation, deleted_ns);
+CREATE TABLE grains(
+  id INTEGER PRIMARY KEY,
+  grain_id BLOB NOT NULL UNIQUE,
+  ns_id INTEGER NOT NULL,
+  type INTEGER NOT NULL,
+  chain_id INTEGER NOT NULL DEFAULT 0,
+  seq INTEGER NOT NULL DEFAULT 0,
+  subject TEXT NOT NULL,
+  relation TEXT NOT NULL,
+  object TEXT NOT NULL DEFAULT '',
+  body_id INTEGER,
+  size INTEGER NOT NULL DEFAULT 0,
+  supersedes BLOB,
+  derived_from BLOB,
+  op TEXT NOT NULL,
+  created_ns INTEGER NOT NULL,
+  flags INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX grains_by_chain ON grains(chain_id, seq);
+CREATE INDEX grains_by_subject ON grains(ns_id, subject, relation, created_ns);
+CREATE INDEX grains_by_body ON grains(body_id);
+CREATE TABLE nodes(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ns_id INTEGER NOT NULL,
+  parent_id INTEGER,
+  name TEXT NOT NULL,
+  key TEXT NOT NULL,
+  kind INTEGER NOT NULL,
+  mode INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  gid INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  atime_ns INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL,
+  body_id INTEGER,
+  chain_id INTEGER NOT NULL DEFAULT 0,
+  versioning INTEGER NOT NULL DEFAULT 0,
+  symlink TEXT
+) STRICT;
+CREATE UNIQUE INDEX nodes_by_parent ON nodes(parent_id, name);
+CREATE UNIQUE INDEX nodes_by_key ON nodes(ns_id, key);
+CREATE INDEX nodes_by_body ON nodes(body_id);
+CREATE TABLE oplog(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  ns_id INTEGER NOT NULL,
+  at_ns INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  new_subject TEXT NOT NULL DEFAULT '',
+  node_id INTEGER NOT NULL DEFAULT 0,
+  chain_id INTEGER NOT NULL DEFAULT 0,
+  grain_id BLOB,
+  origin INTEGER NOT NULL
+) STRICT;
+)sql";
+
+}  // namespace
+
+Status ConfigureConnection(Db* db, const Options& options) {
+  std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
+  // busy_timeout first: switching to WAL needs a lock another process may hold.
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec(busy.c_str()));
+  auto mode = db->QueryInt("PRAGMA journal_mode = WAL");
+  if (!mode.has_value()) return mode.error();
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec(options.durability == Durability::kFull
+                                          ? "PRAGMA synchronous = FULL"
+                                          : "PRAGMA synchronous = NORMAL"));
+  // Freed pages are zeroed, so purged bodies leave no plaintext behind.
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA temp_store = MEMORY"));
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit = 67108864"));
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
+  return Status::Ok();
+}
+
+Status Migrate(Db* db) {
+  Transaction txn(db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto app = db->QueryInt("PRAGMA application_id");
+  if (!app.has_value()) return app.error();
+  auto version = db->QueryInt("PRAGMA user_version");
+  if (!version.has_value()) return version.error();
+  if (*app != 0 && *app != kApplicationId) {
+    return Status::Corruption("the file is not an areev store");
+  }
+  if (*version > kSchemaVersion) {
+    return Status::Corruption(fmt::format(
+        "the store has schema version {}, newer than this build supports ({})", *version,
+        kSchemaVersion));
+  }
+  if (*version == kSchemaVersion) return txn.Commit();
+  auto tables = db->QueryInt("SELECT count(*) FROM sqlite_schema");
+  if (!tables.has_value()) return tables.error();
+  if (*version == 0 && *tables != 0) {
+    return Status::Corruption("the file is a SQLite database but not an areev store");
+  }
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+  std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
+  std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec(ver.c_str()));
+  return txn.Commit();
+}
+
+Status CheckpointTruncate(Db* db) {
+  auto r = db->QueryInt("PRAGMA wal_checkpoint(TRUNCATE)");
+  if (!r.has_value()) return r.error();
+  if (*r != 0) return Status::Busy("a reader kept the WAL from being truncated");
+  return Status::Ok();
+}
+
+Status SyncToDisk(Db* db) {
+  auto r = db->QueryInt("PRAGMA wal_checkpoint(FULL)");
+  if (!r.has_value()) return r.error();
+  return Status::Ok();
+}
+
+Result<std::int64_t> DataVersion(Db* db) { return db->QueryInt("PRAGMA data_version"); }
+
+}  // namespace grainstore

@@ -1,0 +1,223 @@
+// Store: opening, namespaces, the op-log and coherence helpers.
+#include "grainstore/store.h"
+
+#include <sodium.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "grain_id.h"
+#include "grainstore/path.h"
+#include "schema.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+bool ValidNsName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
+  if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
+  auto impl = std::make_unique<StoreImpl>(options);
+  GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
+  GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
+  GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));
+  randombytes_buf(&impl->origin, sizeof impl->origin);
+  impl->origin &= 0x7fffffffffffffffull;  // stored as a signed INTEGER
+  if (impl->origin == 0) impl->origin = 1;
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+std::uint64_t Store::origin() const { return impl_->origin; }
+
+Result<NsId> StoreImpl::ResolveNs(std::string_view name, bool create) {
+  static constexpr char kFind[] = "SELECT id, root_id FROM namespaces WHERE name = ?";
+  static constexpr char kInsert[] =
+      "INSERT INTO namespaces(name, root_id, created_ns) VALUES(?, 0, ?)";
+  static constexpr char kInsertRoot[] =
+      "INSERT INTO nodes(ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
+      "mtime_ns, ctime_ns, body_id, chain_id, versioning, symlink) "
+      "VALUES(?, NULL, '', ?, 1, 493, ?, ?, 4096, ?, ?, ?, NULL, 0, 1, NULL)";
+  static constexpr char kSetRoot[] = "UPDATE namespaces SET root_id = ? WHERE id = ?";
+  auto cached = ns_ids.find(std::string(name));
+  if (cached != ns_ids.end()) return cached->second;
+  if (!ValidNsName(name)) {
+    return Status::InvalidArgument(fmt::format(
+        "invalid namespace name '{}': use 1-64 characters from A-Z a-z 0-9 . _ -", name));
+  }
+  auto lookup = [&]() -> Result<std::optional<std::pair<NsId, NodeId>>> {
+    auto st = db.Prepare(kFind);
+    if (!st) return st.error();
+    st->BindText(1, name);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) return std::optional<std::pair<NsId, NodeId>>();
+    return std::optional<std::pair<NsId, NodeId>>(
+        std::make_pair(st->ColumnInt64(0), static_cast<NodeId>(st->ColumnInt64(1))));
+  };
+  auto found = lookup();
+  if (!found) return found.error();
+  if (!found->has_value()) {
+    if (!create) return Status::NotFound(fmt::format("no namespace '{}'", name));
+    Transaction txn(&db);
+    GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+    found = lookup();  // another process may have created it meanwhile
+    if (!found) return found.error();
+    if (!found->has_value()) {
+      std::int64_t now = NowNs();
+      auto ins = db.Prepare(kInsert);
+      if (!ins) return ins.error();
+      ins->BindText(1, name);
+      ins->BindInt64(2, now);
+      GRAINSTORE_RETURN_IF_ERROR(ins->Run());
+      NsId ns = db.LastInsertRowid();
+      auto root = db.Prepare(kInsertRoot);
+      if (!root) return root.error();
+      root->BindInt64(1, ns);
+      root->BindText(2, kMemoriesRoot);
+      root->BindInt64(3, static_cast<std::int64_t>(geteuid()));
+      root->BindInt64(4, static_cast<std::int64_t>(getegid()));
+      root->BindInt64(5, now);
+      root->BindInt64(6, now);
+      root->BindInt64(7, now);
+      GRAINSTORE_RETURN_IF_ERROR(root->Run());
+      NodeId root_id = static_cast<NodeId>(db.LastInsertRowid());
+      auto set = db.Prepare(kSetRoot);
+      if (!set) return set.error();
+      set->BindInt64(1, static_cast<std::int64_t>(root_id));
+      set->BindInt64(2, ns);
+      GRAINSTORE_RETURN_IF_ERROR(set->Run());
+      GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+      *found = std::make_pair(ns, root_id);
+    } else {
+      GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+    }
+  }
+  auto [ns, root] = **found;
+  ns_ids.emplace(std::string(name), ns);
+  ns_names.emplace(ns, std::string(name));
+  roots.emplace(ns, root);
+  return ns;
+}
+
+Result<std::string> StoreImpl::NsName(NsId ns) {
+  static constexpr char kSql[] = "SELECT name, root_id FROM namespaces WHERE id = ?";
+  auto it = ns_names.find(ns);
+  if (it != ns_names.end()) return it->second;
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  if (r == StepResult::kDone) return Status::NotFound(fmt::format("no namespace #{}", ns));
+  std::string name = st->ColumnText(0);
+  ns_names.emplace(ns, name);
+  ns_ids.emplace(name, ns);
+  roots.emplace(ns, static_cast<NodeId>(st->ColumnInt64(1)));
+  return name;
+}
+
+Result<NodeId> StoreImpl::Root(NsId ns) {
+  auto it = roots.find(ns);
+  if (it != roots.end()) return it->second;
+  auto name = NsName(ns);
+  if (!name) return name.error();
+  return roots.at(ns);
+}
+
+Result<NsId> Store::Namespace(std::string_view name) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->ResolveNs(name, true);
+}
+
+Result<NsId> Store::FindNamespace(std::string_view name) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->ResolveNs(name, false);
+}
+
+Result<std::vector<std::string>> Store::ListNamespaces() {
+  static constexpr char kSql[] = "SELECT name FROM namespaces ORDER BY name";
+  std::lock_guard lock(impl_->mu);
+  auto st = impl_->db.Prepare(kSql);
+  if (!st) return st.error();
+  std::vector<std::string> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    out.push_back(st->ColumnText(0));
+  }
+}
+
+Result<NodeId> Store::RootId(NsId ns) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->Root(ns);
+}
+
+Result<std::vector<OpRecord>> Store::ReadOps(NsId ns, std::uint64_t after_seq,
+                                             std::size_t limit) {
+  static constexpr char kSql[] =
+      "SELECT o.seq, n.name, o.at_ns, o.op, o.subject, o.new_subject, o.node_id, o.chain_id, "
+      "o.grain_id, o.origin FROM oplog o JOIN namespaces n ON n.id = o.ns_id "
+      "WHERE o.seq > ?1 AND (?2 = 0 OR o.ns_id = ?2) ORDER BY o.seq LIMIT ?3";
+  std::lock_guard lock(impl_->mu);
+  auto st = impl_->db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(after_seq));
+  st->BindInt64(2, ns);
+  st->BindInt64(3, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
+  std::vector<OpRecord> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    OpRecord op;
+    op.seq = static_cast<std::uint64_t>(st->ColumnInt64(0));
+    op.ns = st->ColumnText(1);
+    op.at_ns = st->ColumnInt64(2);
+    op.op = st->ColumnText(3);
+    op.subject = st->ColumnText(4);
+    op.new_subject = st->ColumnText(5);
+    op.node_id = static_cast<NodeId>(st->ColumnInt64(6));
+    op.chain_id = static_cast<ChainId>(st->ColumnInt64(7));
+    if (!st->ColumnIsNull(8)) op.grain_id = ToHex(st->ColumnBlobView(8));
+    op.origin = static_cast<std::uint64_t>(st->ColumnInt64(9));
+    out.push_back(std::move(op));
+  }
+}
+
+Result<std::uint64_t> Store::LastOpSeq() {
+  static constexpr char kSql[] = "SELECT COALESCE(MAX(seq), 0) FROM oplog";
+  std::lock_guard lock(impl_->mu);
+  auto st = impl_->db.Prepare(kSql);
+  if (!st) return st.error();
+  if (st->Step() != StepResult::kRow) return st->status();
+  return static_cast<std::uint64_t>(st->ColumnInt64(0));
+}
+
+Result<std::uint64_t> Store::DataVersion() {
+  std::lock_guard lock(impl_->mu);
+  auto v = grainstore::DataVersion(&impl_->db);
+  if (!v) return v.error();
+  return static_cast<std::uint64_t>(*v);
+}
+
+Status Store::Sync() {
+  std::lock_guard lock(impl_->mu);
+  return SyncToDisk(&impl_->db);
+}
+
+}  // namespace grainstore

@@ -1,0 +1,286 @@
+// Chains and grains: append-only version lists with content-derived ids.
+#include <fmt/format.h>
+
+#include "grain_id.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+#define GS_CHAIN_COLS \
+  "id, ns_id, relation, subject, state, head_grain, head_seq, created_ns, deleted_ns, revivable"
+
+ChainRow ReadChain(const Statement& st) {
+  ChainRow c;
+  c.id = static_cast<ChainId>(st.ColumnInt64(0));
+  c.ns = st.ColumnInt64(1);
+  c.relation = st.ColumnText(2);
+  c.subject = st.ColumnText(3);
+  c.state = static_cast<ChainState>(st.ColumnInt64(4));
+  c.head_grain = st.ColumnInt64(5);
+  c.head_seq = static_cast<std::uint32_t>(st.ColumnInt64(6));
+  c.created_ns = st.ColumnInt64(7);
+  c.deleted_ns = st.ColumnInt64(8);
+  c.revivable = st.ColumnInt64(9) != 0;
+  return c;
+}
+
+Result<std::optional<ChainRow>> MaybeChain(Statement& st) {
+  switch (st.Step()) {
+    case StepResult::kRow: return std::optional<ChainRow>(ReadChain(st));
+    case StepResult::kDone: return std::optional<ChainRow>();
+    case StepResult::kError: break;
+  }
+  return st.status();
+}
+
+}  // namespace
+
+Result<ChainRow> StoreImpl::ChainById(ChainId id) {
+  static constexpr char kSql[] = "SELECT " GS_CHAIN_COLS " FROM chains WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(id));
+  auto c = MaybeChain(*st);
+  if (!c) return c.error();
+  if (!c->has_value()) return Status::NotFound(fmt::format("no chain #{}", id));
+  return std::move(**c);
+}
+
+Result<std::optional<ChainRow>> StoreImpl::LiveChain(NsId ns, std::string_view subject,
+                                                     std::string_view relation) {
+  static constexpr char kSql[] = "SELECT " GS_CHAIN_COLS
+                                 " FROM chains WHERE ns_id = ? AND relation = ? AND subject = ? "
+                                 "AND state = 1";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, relation);
+  st->BindText(3, subject);
+  return MaybeChain(*st);
+}
+
+Result<std::optional<ChainRow>> StoreImpl::LatestChain(NsId ns, std::string_view subject,
+                                                       std::string_view relation) {
+  static constexpr char kSql[] = "SELECT " GS_CHAIN_COLS
+                                 " FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? "
+                                 "ORDER BY state = 1 DESC, deleted_ns DESC, id DESC LIMIT 1";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, subject);
+  st->BindText(3, relation);
+  return MaybeChain(*st);
+}
+
+Result<ChainRow> StoreImpl::NewChain(NsId ns, std::string_view subject,
+                                     std::string_view relation, std::int64_t now) {
+  static constexpr char kSql[] =
+      "INSERT INTO chains(ns_id, relation, subject, state, created_ns) VALUES(?, ?, ?, 1, ?)";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, relation);
+  st->BindText(3, subject);
+  st->BindInt64(4, now);
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  ChainRow c;
+  c.id = static_cast<ChainId>(db.LastInsertRowid());
+  c.ns = ns;
+  c.relation = std::string(relation);
+  c.subject = std::string(subject);
+  c.created_ns = now;
+  return c;
+}
+
+Result<std::string> StoreImpl::GrainIdOf(std::int64_t grain_row) {
+  static constexpr char kSql[] = "SELECT grain_id FROM grains WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, grain_row);
+  StepResult r = st->Step();
+  if (r == StepResult::kRow) return st->ColumnBlob(0);
+  if (r == StepResult::kDone) return Status::Corruption("a chain head is missing");
+  return st->status();
+}
+
+Result<std::int64_t> StoreImpl::GrainBodyId(std::int64_t grain_row) {
+  static constexpr char kSql[] = "SELECT body_id FROM grains WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, grain_row);
+  StepResult r = st->Step();
+  if (r == StepResult::kRow) return st->ColumnIsNull(0) ? 0 : st->ColumnInt64(0);
+  if (r == StepResult::kDone) return Status::Corruption("a chain head is missing");
+  return st->status();
+}
+
+Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
+                                        std::int64_t now) {
+  static constexpr char kInsert[] =
+      "INSERT INTO grains(grain_id, ns_id, type, chain_id, seq, subject, relation, object, "
+      "body_id, size, supersedes, derived_from, op, created_ns) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static constexpr char kHead[] = "UPDATE chains SET head_grain = ?, head_seq = ? WHERE id = ?";
+  auto ns_name = NsName(spec.ns);
+  if (!ns_name) return ns_name.error();
+  std::string supersedes;
+  if (chain != nullptr && chain->head_grain != 0) {
+    auto prev = GrainIdOf(chain->head_grain);
+    if (!prev) return prev.error();
+    supersedes = std::move(*prev);
+  }
+  GrainRef ref;
+  ref.seq = chain != nullptr ? chain->head_seq + 1 : 0;
+  GrainFields fields{.type = spec.type, .ns = *ns_name, .subject = spec.subject,
+                     .relation = spec.relation, .object = spec.object,
+                     .body_hash = spec.body_hash, .supersedes = supersedes,
+                     .derived_from = spec.derived_from, .chain_seq = ref.seq,
+                     .created_ns = now};
+  ref.id = ComputeGrainId(fields);
+  auto st = db.Prepare(kInsert);
+  if (!st) return st.error();
+  st->BindBlob(1, ref.id);
+  st->BindInt64(2, spec.ns);
+  st->BindInt64(3, static_cast<std::int64_t>(spec.type));
+  st->BindInt64(4, chain != nullptr ? static_cast<std::int64_t>(chain->id) : 0);
+  st->BindInt64(5, ref.seq);
+  st->BindText(6, spec.subject);
+  st->BindText(7, spec.relation);
+  st->BindText(8, spec.object);
+  if (spec.body_id != 0) {
+    st->BindInt64(9, spec.body_id);
+  } else {
+    st->BindNull(9);
+  }
+  st->BindInt64(10, static_cast<std::int64_t>(spec.size));
+  if (supersedes.empty()) {
+    st->BindNull(11);
+  } else {
+    st->BindBlob(11, supersedes);
+  }
+  if (spec.derived_from.empty()) {
+    st->BindNull(12);
+  } else {
+    st->BindBlob(12, spec.derived_from);
+  }
+  st->BindText(13, spec.op);
+  st->BindInt64(14, now);
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  ref.row = db.LastInsertRowid();
+  if (chain != nullptr) {
+    auto up = db.Prepare(kHead);
+    if (!up) return up.error();
+    up->BindInt64(1, ref.row);
+    up->BindInt64(2, ref.seq);
+    up->BindInt64(3, static_cast<std::int64_t>(chain->id));
+    GRAINSTORE_RETURN_IF_ERROR(up->Run());
+    chain->head_grain = ref.row;
+    chain->head_seq = ref.seq;
+  }
+  return ref;
+}
+
+Status StoreImpl::SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns,
+                                bool revivable) {
+  static constexpr char kSql[] =
+      "UPDATE chains SET state = ?, deleted_ns = ?, revivable = ? WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(state));
+  st->BindInt64(2, deleted_ns);
+  st->BindInt64(3, revivable ? 1 : 0);
+  st->BindInt64(4, static_cast<std::int64_t>(id));
+  return st->Run();
+}
+
+Status StoreImpl::SetChainSubject(ChainId id, std::string_view subject) {
+  static constexpr char kSql[] = "UPDATE chains SET subject = ? WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindText(1, subject);
+  st->BindInt64(2, static_cast<std::int64_t>(id));
+  return st->Run();
+}
+
+Status StoreImpl::DiscardChain(const ChainRow& chain) {
+  static constexpr char kBodies[] =
+      "SELECT DISTINCT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL "
+      "ORDER BY body_id";
+  static constexpr char kGrains[] = "DELETE FROM grains WHERE chain_id = ?";
+  static constexpr char kChain[] = "DELETE FROM chains WHERE id = ?";
+  std::vector<std::int64_t> bodies;
+  {
+    auto st = db.Prepare(kBodies);
+    if (!st) return st.error();
+    st->BindInt64(1, static_cast<std::int64_t>(chain.id));
+    for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
+      if (r == StepResult::kError) return st->status();
+      bodies.push_back(st->ColumnInt64(0));
+    }
+  }
+  for (const char* sql : {kGrains, kChain}) {
+    auto st = db.Prepare(sql);
+    if (!st) return st.error();
+    st->BindInt64(1, static_cast<std::int64_t>(chain.id));
+    GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  }
+  for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(ReleaseBody(b));
+  return Status::Ok();
+}
+
+Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
+  static constexpr char kSql[] =
+      "SELECT grain_id, seq, subject, relation, created_ns, size, op, supersedes, "
+      "derived_from, flags, body_id IS NULL FROM grains WHERE chain_id = ? ORDER BY seq";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(chain));
+  std::vector<VersionInfo> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    VersionInfo v;
+    v.grain_id = ToHex(st->ColumnBlobView(0));
+    v.chain_id = chain;
+    v.seq = static_cast<std::uint32_t>(st->ColumnInt64(1));
+    v.subject = st->ColumnText(2);
+    v.relation = st->ColumnText(3);
+    v.created_ns = st->ColumnInt64(4);
+    v.size = static_cast<std::uint64_t>(st->ColumnInt64(5));
+    v.op = st->ColumnText(6);
+    if (!st->ColumnIsNull(7)) v.supersedes = ToHex(st->ColumnBlobView(7));
+    if (!st->ColumnIsNull(8)) v.derived_from = ToHex(st->ColumnBlobView(8));
+    std::int64_t flags = st->ColumnInt64(9);
+    v.transient = (flags & 1) != 0;
+    v.purged = st->ColumnInt64(10) != 0 && (flags & 2) != 0;
+    out.push_back(std::move(v));
+  }
+}
+
+Status StoreImpl::LogOp(NsId ns, std::string_view op, std::string_view subject,
+                        std::string_view new_subject, NodeId node, ChainId chain,
+                        std::string_view grain_id_raw, std::int64_t now) {
+  static constexpr char kSql[] =
+      "INSERT INTO oplog(ns_id, at_ns, op, subject, new_subject, node_id, chain_id, grain_id, "
+      "origin) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindInt64(2, now);
+  st->BindText(3, op);
+  st->BindText(4, subject);
+  st->BindText(5, new_subject);
+  st->BindInt64(6, static_cast<std::int64_t>(node));
+  st->BindInt64(7, static_cast<std::int64_t>(chain));
+  if (grain_id_raw.empty()) {
+    st->BindNull(8);
+  } else {
+    st->BindBlob(8, grain_id_raw);
+  }
+  st->BindInt64(9, static_cast<std::int64_t>(origin));
+  return st->Run();
+}
+
+}  // namespace grainstore

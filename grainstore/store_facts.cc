@@ -1,0 +1,107 @@
+// Plain fact and event grains (`areev add`, `areev recall`).
+#include <fmt/format.h>
+
+#include "grain_id.h"
+#include "grainstore/store.h"
+#include "store_impl.h"
+
+namespace grainstore {
+
+Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
+  if (in.subject.empty() || in.relation.empty()) {
+    return Status::InvalidArgument("a fact needs a subject and a relation");
+  }
+  if (in.relation == kMemoryFileRelation) {
+    return Status::InvalidArgument("memory_file grains are written through the memory tool");
+  }
+  if (in.context.size() > Limits::kMaxBodyBytes) return Status::TooLarge("context is too large");
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  std::int64_t now = NowNs();
+  std::string hash;
+  std::int64_t body_id = 0;
+  if (!in.context.empty()) {
+    auto b = s.InternBody(in.context, &hash);
+    if (!b) return b.error();
+    body_id = *b;
+  }
+  GrainSpec spec{.type = in.type, .ns = ns, .subject = in.subject, .relation = in.relation,
+                 .object = in.object, .body_id = body_id, .body_hash = hash,
+                 .size = in.context.size(), .op = "add", .derived_from = ""};
+  Fact fact;
+  fact.type = in.type;
+  fact.subject = in.subject;
+  fact.relation = in.relation;
+  fact.object = in.object;
+  fact.context = in.context;
+  fact.created_ns = now;
+  const char* op = "add";
+  GrainRef ref;
+  if (in.type == GrainType::kFact) {
+    auto live = s.LiveChain(ns, in.subject, in.relation);
+    if (!live) return live.error();
+    ChainRow chain;
+    if (live->has_value()) {
+      chain = std::move(**live);
+      spec.op = "supersede";
+      op = "supersede";
+    } else {
+      auto c = s.NewChain(ns, in.subject, in.relation, now);
+      if (!c) return c.error();
+      chain = std::move(*c);
+    }
+    auto g = s.AppendGrain(&chain, spec, now);
+    if (!g) return g.error();
+    ref = std::move(*g);
+    fact.chain_id = chain.id;
+  } else {
+    auto g = s.AppendGrain(nullptr, spec, now);
+    if (!g) return g.error();
+    ref = std::move(*g);
+  }
+  fact.seq = ref.seq;
+  fact.grain_id = ToHex(ref.id);
+  GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, op, in.subject, "", 0, fact.chain_id, ref.id, now));
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return fact;
+}
+
+Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
+                                        std::string_view relation, bool include_history) {
+  static constexpr char kSql[] =
+      "SELECT g.grain_id, g.type, g.subject, g.relation, g.object, b.data, g.created_ns, "
+      "g.chain_id, g.seq, (g.chain_id = 0 OR (c.state = 1 AND c.head_grain = g.id)) "
+      "FROM grains g LEFT JOIN chains c ON c.id = g.chain_id "
+      "LEFT JOIN bodies b ON b.id = g.body_id "
+      "WHERE g.ns_id = ?1 AND g.subject = ?2 AND g.relation != 'memory_file' "
+      "AND (?3 = '' OR g.relation = ?3) ORDER BY g.created_ns DESC, g.id DESC";
+  std::lock_guard lock(impl_->mu);
+  auto st = impl_->db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, subject);
+  st->BindText(3, relation);
+  std::vector<Fact> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    Fact f;
+    f.live = st->ColumnInt64(9) != 0;
+    if (!f.live && !include_history) continue;
+    f.grain_id = ToHex(st->ColumnBlobView(0));
+    f.type = static_cast<GrainType>(st->ColumnInt64(1));
+    f.subject = st->ColumnText(2);
+    f.relation = st->ColumnText(3);
+    f.object = st->ColumnText(4);
+    if (!st->ColumnIsNull(5)) f.context = st->ColumnBlob(5);
+    f.created_ns = st->ColumnInt64(6);
+    f.chain_id = static_cast<ChainId>(st->ColumnInt64(7));
+    f.seq = static_cast<std::uint32_t>(st->ColumnInt64(8));
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace grainstore

@@ -1,0 +1,253 @@
+// File semantics over the tree: sealing versions, retiring chains, removing
+// and moving subtrees. See docs/storage-format.md ("Versioning rules").
+#include <fmt/format.h>
+
+#include "grain_id.h"
+#include "grainstore/path.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+// A chain vacated at `key` (unlink or rename-away through the mount) within
+// the revive window, newest first.
+constexpr char kRevivableSql[] =
+    "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
+    "AND revivable = 1 AND deleted_ns >= ? ORDER BY deleted_ns DESC LIMIT 1";
+
+}  // namespace
+
+Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mtime,
+                           std::int64_t now, bool allow_revive, WriteResult* out) {
+  NodeInfo& n = node->info;
+  if (body.size() > Limits::kMaxBodyBytes) {
+    return Status::TooLarge(fmt::format("{} bytes exceeds the {}-byte file limit", body.size(),
+                                        Limits::kMaxBodyBytes));
+  }
+  std::string hash;
+  auto body_id = InternBody(body, &hash);
+  if (!body_id) return body_id.error();
+  const std::int64_t old_body = node->body_id;
+  out->created = false;
+  out->new_version = false;
+  if (n.versioning == Versioning::kUnversioned) {
+    GRAINSTORE_RETURN_IF_ERROR(
+        UpdateNodeContent(n.id, *body_id, body.size(), 0, n.versioning, mtime, now));
+    if (old_body != *body_id) GRAINSTORE_RETURN_IF_ERROR(ReleaseBody(old_body));
+    if (old_body != *body_id) {
+      GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "write", n.key, "", n.id, 0, "", now));
+    }
+  } else {
+    ChainRow chain;
+    if (n.chain_id != 0) {
+      auto c = ChainById(n.chain_id);
+      if (!c) return c.error();
+      chain = std::move(*c);
+    } else {
+      std::int64_t revived = 0;
+      if (allow_revive) {
+        auto st = db.Prepare(kRevivableSql);
+        if (!st) return st.error();
+        st->BindInt64(1, n.ns);
+        st->BindText(2, n.key);
+        st->BindText(3, kMemoryFileRelation);
+        st->BindInt64(4, now - options.revive_window_ns);
+        StepResult r = st->Step();
+        if (r == StepResult::kError) return st->status();
+        if (r == StepResult::kRow) revived = st->ColumnInt64(0);
+      }
+      if (revived != 0) {
+        auto c = ChainById(static_cast<ChainId>(revived));
+        if (!c) return c.error();
+        chain = std::move(*c);
+        GRAINSTORE_RETURN_IF_ERROR(SetChainState(chain.id, ChainState::kLive, 0, false));
+        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "revive", n.key, "", n.id, chain.id, "", now));
+      } else {
+        auto c = NewChain(n.ns, n.key, kMemoryFileRelation, now);
+        if (!c) return c.error();
+        chain = std::move(*c);
+      }
+    }
+    std::int64_t head_body = -1;
+    if (chain.head_grain != 0) {
+      auto hb = GrainBodyId(chain.head_grain);
+      if (!hb) return hb.error();
+      head_body = *hb;
+    }
+    if (head_body != *body_id) {
+      const bool first = chain.head_grain == 0;
+      GrainSpec spec{.type = GrainType::kFact, .ns = n.ns, .subject = n.key,
+                     .relation = kMemoryFileRelation, .object = "", .body_id = *body_id,
+                     .body_hash = hash, .size = body.size(), .op = first ? "create" : "edit",
+                     .derived_from = ""};
+      auto g = AppendGrain(&chain, spec, now);
+      if (!g) return g.error();
+      GRAINSTORE_RETURN_IF_ERROR(
+          LogOp(n.ns, first ? "add" : "supersede", n.key, "", n.id, chain.id, g->id, now));
+      out->new_version = true;
+      out->grain_id = ToHex(g->id);
+    } else {
+      auto gid = GrainIdOf(chain.head_grain);
+      if (!gid) return gid.error();
+      out->grain_id = ToHex(*gid);
+    }
+    out->seq = chain.head_seq;
+    n.chain_id = chain.id;
+    GRAINSTORE_RETURN_IF_ERROR(
+        UpdateNodeContent(n.id, *body_id, body.size(), chain.id, n.versioning, mtime, now));
+    if (old_body != *body_id) GRAINSTORE_RETURN_IF_ERROR(ReleaseBody(old_body));
+  }
+  node->body_id = *body_id;
+  n.size = body.size();
+  n.mtime_ns = mtime;
+  n.ctime_ns = now;
+  out->node = n;
+  return Status::Ok();
+}
+
+Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate) {
+  const NodeInfo& n = file.info;
+  if (n.kind != NodeKind::kFile || n.chain_id == 0) return Status::Ok();
+  auto chain = ChainById(n.chain_id);
+  if (!chain) return chain.error();
+  if (vacate == Vacate::kVacate && now - chain->created_ns < options.revive_window_ns &&
+      chain->head_seq <= 1) {
+    // A short-lived file removed within seconds of its creation never keeps a
+    // chain of its own (temp files under names we do not recognise).
+    GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*chain));
+    return LogOp(n.ns, "discard", n.key, "", n.id, 0, "", now);
+  }
+  GRAINSTORE_RETURN_IF_ERROR(
+      SetChainState(chain->id, ChainState::kDeleted, now, vacate == Vacate::kVacate));
+  std::string head;
+  if (chain->head_grain != 0) {
+    auto h = GrainIdOf(chain->head_grain);
+    if (!h) return h.error();
+    head = std::move(*h);
+  }
+  return LogOp(n.ns, "delete", n.key, "", n.id, chain->id, head, now);
+}
+
+Status StoreImpl::RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate) {
+  std::vector<NodeRow> rows;
+  if (node.info.kind == NodeKind::kDirectory) {
+    auto below = Descendants(node.info.ns, node.info.key);
+    if (!below) return below.error();
+    rows = std::move(*below);
+  }
+  rows.push_back(node);
+  for (const NodeRow& row : rows) {
+    GRAINSTORE_RETURN_IF_ERROR(RetireChain(row, now, vacate));
+    GRAINSTORE_RETURN_IF_ERROR(DeleteNodeRow(row));
+    if (row.info.kind != NodeKind::kFile || row.info.chain_id == 0) {
+      GRAINSTORE_RETURN_IF_ERROR(
+          LogOp(row.info.ns, row.info.kind == NodeKind::kDirectory ? "rmdir" : "unlink",
+                row.info.key, "", row.info.id, 0, "", now));
+    }
+  }
+  return TouchDir(node.info.parent_id, now);
+}
+
+namespace {
+
+// Appends a provenance grain recording that a chain moved to `subject`.
+Status AppendRenameGrain(StoreImpl* s, ChainId chain_id, std::string_view subject,
+                         std::int64_t body_id, std::uint64_t size, std::int64_t now) {
+  auto chain = s->ChainById(chain_id);
+  if (!chain) return chain.error();
+  if (chain->subject == subject) return Status::Ok();
+  auto hash = s->BodyHash(body_id);
+  if (!hash) return hash.error();
+  std::string prev;
+  if (chain->head_grain != 0) {
+    auto p = s->GrainIdOf(chain->head_grain);
+    if (!p) return p.error();
+    prev = std::move(*p);
+  }
+  GRAINSTORE_RETURN_IF_ERROR(s->SetChainSubject(chain_id, subject));
+  chain->subject = std::string(subject);
+  GrainSpec spec{.type = GrainType::kFact, .ns = chain->ns, .subject = subject,
+                 .relation = kMemoryFileRelation, .object = "", .body_id = body_id,
+                 .body_hash = *hash, .size = size, .op = "rename", .derived_from = prev};
+  auto g = s->AppendGrain(&*chain, spec, now);
+  if (!g) return g.error();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view name,
+                           Versioning target_versioning, std::int64_t now) {
+  NodeInfo& n = src->info;
+  if (parent.info.kind != NodeKind::kDirectory) {
+    return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
+  }
+  GRAINSTORE_RETURN_IF_ERROR(ValidateName(name));
+  if (parent.info.parent_id == 0 && name == kHistoryDirName) {
+    return Status::InvalidArgument(fmt::format("{} is a reserved name", kHistoryDirName));
+  }
+  const std::string old_key = n.key;
+  const std::string new_key = JoinKey(parent.info.key, name);
+  if (new_key.size() > kMaxKeyBytes) return Status::TooLarge("path is too long");
+  const NodeId old_parent = n.parent_id;
+  std::vector<NodeRow> below;
+  if (n.kind == NodeKind::kDirectory) {
+    auto d = Descendants(n.ns, old_key);
+    if (!d) return d.error();
+    below = std::move(*d);
+  }
+  GRAINSTORE_RETURN_IF_ERROR(UpdateNodePlace(n.id, parent.info.id, name, new_key, now));
+  n.parent_id = parent.info.id;
+  n.name = std::string(name);
+  n.key = new_key;
+  n.ctime_ns = now;
+  if (n.kind == NodeKind::kDirectory) {
+    static constexpr char kRekey[] =
+        "UPDATE nodes SET key = ?1 || substr(key, ?2) WHERE ns_id = ?3 AND key >= ?4 AND "
+        "key < ?5";
+    auto st = db.Prepare(kRekey);
+    if (!st) return st.error();
+    std::string lo = old_key + "/", hi = old_key + "0";
+    st->BindText(1, new_key);
+    st->BindInt64(2, static_cast<std::int64_t>(old_key.size()) + 1);
+    st->BindInt64(3, n.ns);
+    st->BindText(4, lo);
+    st->BindText(5, hi);
+    GRAINSTORE_RETURN_IF_ERROR(st->Run());
+    for (const NodeRow& d : below) {
+      if (d.info.kind != NodeKind::kFile || d.info.chain_id == 0) continue;
+      std::string sub = new_key + d.info.key.substr(old_key.size());
+      GRAINSTORE_RETURN_IF_ERROR(
+          AppendRenameGrain(this, d.info.chain_id, sub, d.body_id, d.info.size, now));
+    }
+  } else if (n.kind == NodeKind::kFile) {
+    const bool was_versioned = n.versioning == Versioning::kVersioned;
+    const bool now_versioned = target_versioning == Versioning::kVersioned;
+    if (was_versioned && now_versioned && n.chain_id != 0) {
+      GRAINSTORE_RETURN_IF_ERROR(
+          AppendRenameGrain(this, n.chain_id, new_key, src->body_id, n.size, now));
+    } else if (was_versioned && !now_versioned) {
+      // Moved to a temp/backup name: the path is vacated, its chain revivable.
+      if (n.chain_id != 0) {
+        GRAINSTORE_RETURN_IF_ERROR(SetChainState(n.chain_id, ChainState::kDeleted, now, true));
+        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "vacate", old_key, new_key, n.id, n.chain_id,
+                                         "", now));
+      }
+      n.chain_id = 0;
+      n.versioning = Versioning::kUnversioned;
+      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(n.id, src->body_id, n.size, 0,
+                                                   n.versioning, n.mtime_ns, now));
+    } else if (!was_versioned && now_versioned) {
+      n.versioning = Versioning::kVersioned;
+      auto body = BodyData(src->body_id);
+      if (!body) return body.error();
+      WriteResult ignored;
+      GRAINSTORE_RETURN_IF_ERROR(SealBody(src, *body, n.mtime_ns, now, true, &ignored));
+    }
+  }
+  GRAINSTORE_RETURN_IF_ERROR(TouchDir(old_parent, now));
+  if (parent.info.id != old_parent) GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.info.id, now));
+  return LogOp(n.ns, "rename", old_key, new_key, n.id, n.chain_id, "", now);
+}
+
+}  // namespace grainstore

@@ -1,0 +1,224 @@
+// Version history: listing and reading versions, restore and purge.
+#include <fmt/format.h>
+
+#include "grain_id.h"
+#include "grainstore/path.h"
+#include "grainstore/store.h"
+#include "schema.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+ChainInfo ToInfo(StoreImpl* s, const ChainRow& c) {
+  ChainInfo info;
+  info.id = c.id;
+  info.ns = c.ns;
+  info.subject = c.subject;
+  info.relation = c.relation;
+  info.state = c.state;
+  info.head_seq = c.head_seq;
+  info.created_ns = c.created_ns;
+  info.deleted_ns = c.deleted_ns;
+  if (c.head_grain != 0) {
+    auto id = s->GrainIdOf(c.head_grain);
+    if (id) info.head_grain_id = ToHex(*id);
+  }
+  return info;
+}
+
+Result<ChainRow> FindLatest(StoreImpl* s, NsId ns, std::string_view subject,
+                            std::string_view relation) {
+  auto c = s->LatestChain(ns, subject, relation);
+  if (!c) return c.error();
+  if (!c->has_value()) {
+    return Status::NotFound(fmt::format("no history for {} ({})", subject, relation));
+  }
+  return std::move(**c);
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<VersionInfo>> Store::History(NsId ns, std::string_view subject,
+                                                std::string_view relation) {
+  std::lock_guard lock(impl_->mu);
+  auto chain = FindLatest(impl_.get(), ns, subject, relation);
+  if (!chain) return chain.error();
+  return impl_->Versions(chain->id);
+}
+
+Result<ChainInfo> Store::FindChain(NsId ns, std::string_view subject, std::string_view relation) {
+  std::lock_guard lock(impl_->mu);
+  auto chain = FindLatest(impl_.get(), ns, subject, relation);
+  if (!chain) return chain.error();
+  return ToInfo(impl_.get(), *chain);
+}
+
+Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->Versions(chain);
+}
+
+Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
+                                       std::string_view version, std::string_view relation) {
+  static constexpr char kSql[] =
+      "SELECT body_id, flags FROM grains WHERE chain_id = ? AND seq = ?";
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  auto chain = FindLatest(&s, ns, subject, relation);
+  if (!chain) return chain.error();
+  std::int64_t seq = 0;
+  if (AllDigits(version)) {
+    seq = std::stoll(std::string(version));
+  } else {
+    std::string prefix(version);
+    for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (prefix.size() < 6) {
+      return Status::InvalidArgument(
+          fmt::format("'{}' is neither a version number nor a grain id prefix (6+ hex)", version));
+    }
+    auto versions = s.Versions(chain->id);
+    if (!versions) return versions.error();
+    int matches = 0;
+    for (const VersionInfo& v : *versions) {
+      if (v.grain_id.compare(0, prefix.size(), prefix) == 0) {
+        seq = v.seq;
+        ++matches;
+      }
+    }
+    if (matches > 1) {
+      return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", version));
+    }
+  }
+  auto st = s.db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(chain->id));
+  st->BindInt64(2, seq);
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  if (r == StepResult::kDone) {
+    return Status::NotFound(fmt::format("{} has no version {}", subject, version));
+  }
+  if (st->ColumnIsNull(0)) {
+    return Status::ReadOnly(fmt::format("version {} of {} was purged", version, subject));
+  }
+  std::int64_t body_id = st->ColumnInt64(0);
+  return s.BodyData(body_id);
+}
+
+Status Store::Restore(NsId ns, std::string_view key) {
+  static constexpr char kDeleted[] =
+      "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
+      "ORDER BY deleted_ns DESC, id DESC LIMIT 1";
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  std::int64_t chain_id = 0;
+  {
+    auto st = s.db.Prepare(kDeleted);
+    if (!st) return st.error();
+    st->BindInt64(1, ns);
+    st->BindText(2, key);
+    st->BindText(3, kMemoryFileRelation);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) return Status::NotFound(fmt::format("no deleted file at {}", key));
+    chain_id = st->ColumnInt64(0);
+  }
+  auto existing = s.NodeByKey(ns, key);
+  if (existing) return Status::AlreadyExists(fmt::format("{} already exists", key));
+  if (!existing.error().IsNotFound()) return existing.error();
+  auto chain = s.ChainById(static_cast<ChainId>(chain_id));
+  if (!chain) return chain.error();
+  auto body_id = s.GrainBodyId(chain->head_grain);
+  if (!body_id) return body_id.error();
+  auto body = s.BodyData(*body_id);
+  if (!body) return body.error();
+  std::int64_t now = NowNs();
+  auto parent = s.EnsureParents(ns, key, now);
+  if (!parent) return parent.error();
+  NewNode spec{.kind = NodeKind::kFile, .mode = 0644, .uid = parent->info.uid,
+               .gid = parent->info.gid};
+  auto node = s.InsertNode(ns, *parent, BaseName(key), spec, now);
+  if (!node) return node.error();
+  GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, false));
+  GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(node->info.id, *body_id, body->size(),
+                                                 chain->id, Versioning::kVersioned, now, now));
+  auto head = s.GrainIdOf(chain->head_grain);
+  if (!head) return head.error();
+  GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "restore", key, "", node->info.id, chain->id, *head, now));
+  return txn.Commit();
+}
+
+Status Store::Purge(NsId ns, std::string_view key) {
+  static constexpr char kDeleted[] =
+      "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
+      "ORDER BY id";
+  static constexpr char kBodies[] =
+      "SELECT DISTINCT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL "
+      "ORDER BY body_id";
+  static constexpr char kErase[] =
+      "UPDATE grains SET body_id = NULL, flags = flags | 2 WHERE chain_id = ?";
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  {
+    Transaction txn(&s.db);
+    GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+    std::vector<std::int64_t> chains;
+    {
+      auto st = s.db.Prepare(kDeleted);
+      if (!st) return st.error();
+      st->BindInt64(1, ns);
+      st->BindText(2, key);
+      st->BindText(3, kMemoryFileRelation);
+      for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
+        if (r == StepResult::kError) return st->status();
+        chains.push_back(st->ColumnInt64(0));
+      }
+    }
+    if (chains.empty()) {
+      auto live = s.LiveChain(ns, key, kMemoryFileRelation);
+      if (!live) return live.error();
+      if (live->has_value()) {
+        return Status::Conflict(fmt::format("{} is live; delete it before purging", key));
+      }
+      return Status::NotFound(fmt::format("no deleted file at {}", key));
+    }
+    std::int64_t now = NowNs();
+    for (std::int64_t chain : chains) {
+      std::vector<std::int64_t> bodies;
+      {
+        auto st = s.db.Prepare(kBodies);
+        if (!st) return st.error();
+        st->BindInt64(1, chain);
+        for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
+          if (r == StepResult::kError) return st->status();
+          bodies.push_back(st->ColumnInt64(0));
+        }
+      }
+      auto erase = s.db.Prepare(kErase);
+      if (!erase) return erase.error();
+      erase->BindInt64(1, chain);
+      GRAINSTORE_RETURN_IF_ERROR(erase->Run());
+      for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(s.ReleaseBody(b));
+      GRAINSTORE_RETURN_IF_ERROR(
+          s.SetChainState(static_cast<ChainId>(chain), ChainState::kPurged, now, false));
+      GRAINSTORE_RETURN_IF_ERROR(
+          s.LogOp(ns, "purge", key, "", 0, static_cast<ChainId>(chain), "", now));
+    }
+    GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  }
+  // Old page images of the erased bodies may still sit in the WAL.
+  return CheckpointTruncate(&s.db);
+}
+
+}  // namespace grainstore

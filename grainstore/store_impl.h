@@ -1,0 +1,150 @@
+// Private state of a Store and the building blocks its operations share.
+// Every method here expects `mu` held and, for writes, an open write
+// transaction on `db`.
+#ifndef GRAINSTORE_STORE_IMPL_H_
+#define GRAINSTORE_STORE_IMPL_H_
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "db.h"
+#include "grainstore/options.h"
+#include "grainstore/store.h"
+#include "grainstore/types.h"
+
+namespace grainstore {
+
+// A node as stored: the public NodeInfo plus its body row.
+struct NodeRow {
+  NodeInfo info;
+  std::int64_t body_id = 0;  // 0: empty body / none
+};
+
+struct ChainRow {
+  ChainId id = 0;
+  NsId ns = 0;
+  std::string relation;
+  std::string subject;
+  ChainState state = ChainState::kLive;
+  std::int64_t head_grain = 0;  // grains.id of the head (0: none yet)
+  std::uint32_t head_seq = 0;
+  std::int64_t created_ns = 0;
+  std::int64_t deleted_ns = 0;
+  bool revivable = false;
+};
+
+// What AppendGrain writes.
+struct GrainSpec {
+  GrainType type = GrainType::kFact;
+  NsId ns = 0;
+  std::string_view subject;
+  std::string_view relation;
+  std::string_view object;
+  std::int64_t body_id = 0;  // 0: no body
+  std::string_view body_hash;
+  std::uint64_t size = 0;
+  std::string_view op;
+  std::string_view derived_from;  // raw grain id or ""
+};
+
+struct GrainRef {
+  std::int64_t row = 0;
+  std::string id;  // raw 32 bytes
+  std::uint32_t seq = 0;
+};
+
+std::int64_t NowNs();
+
+class StoreImpl {
+ public:
+  explicit StoreImpl(const Options& opts) : options(opts) {}
+
+  const Options options;
+  Db db;
+  std::mutex mu;  // guards everything below; never held across a callback into the caller
+                  // other than EditFn (which must not call back into the Store)
+  std::uint64_t origin = 0;
+  std::unordered_map<std::string, NsId> ns_ids;
+  std::unordered_map<NsId, std::string> ns_names;
+  std::unordered_map<NsId, NodeId> roots;
+
+  // ---- namespaces (store.cc)
+  Result<NsId> ResolveNs(std::string_view name, bool create);
+  Result<std::string> NsName(NsId ns);
+  Result<NodeId> Root(NsId ns);
+
+  // ---- nodes (store_nodes.cc)
+  Result<NodeRow> NodeByKey(NsId ns, std::string_view key);
+  // Also fills `body` when the node is a file.
+  Result<NodeRow> NodeByKeyWithBody(NsId ns, std::string_view key, std::string* body);
+  Result<NodeRow> NodeById(NodeId id);
+  Result<NodeRow> NodeByParent(NodeId parent, std::string_view name);
+  Result<std::vector<NodeRow>> Children(NodeId parent, std::string_view after, std::size_t limit);
+  // All nodes strictly below a directory key, in key order.
+  Result<std::vector<NodeRow>> Descendants(NsId ns, std::string_view key);
+  Result<NodeRow> InsertNode(NsId ns, const NodeRow& parent, std::string_view name,
+                             const NewNode& spec, std::int64_t now);
+  // Walks/creates the directories above `key`; returns the parent directory.
+  Result<NodeRow> EnsureParents(NsId ns, std::string_view key, std::int64_t now);
+  Status TouchDir(NodeId dir, std::int64_t now);
+  Status DeleteNodeRow(const NodeRow& node);
+  Status UpdateNodePlace(NodeId id, NodeId parent, std::string_view name, std::string_view key,
+                         std::int64_t now);
+  Status UpdateNodeContent(NodeId id, std::int64_t body_id, std::uint64_t size,
+                           ChainId chain, Versioning versioning, std::int64_t mtime,
+                           std::int64_t now);
+
+  // ---- bodies (store_nodes.cc)
+  Result<std::int64_t> InternBody(std::string_view body, std::string* hash_out);
+  Result<std::string> BodyData(std::int64_t body_id);
+  Result<std::string> BodyHash(std::int64_t body_id);
+  // Deletes the body row when no node or grain references it any more.
+  Status ReleaseBody(std::int64_t body_id);
+
+  // ---- chains and grains (store_chains.cc)
+  Result<ChainRow> ChainById(ChainId id);
+  Result<std::optional<ChainRow>> LiveChain(NsId ns, std::string_view subject,
+                                            std::string_view relation);
+  // The live chain at subject, else the most recently deleted one.
+  Result<std::optional<ChainRow>> LatestChain(NsId ns, std::string_view subject,
+                                              std::string_view relation);
+  Result<ChainRow> NewChain(NsId ns, std::string_view subject, std::string_view relation,
+                            std::int64_t now);
+  // Appends a grain to `chain` (updating its head), or a standalone grain
+  // when chain is null.
+  Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
+  Result<std::string> GrainIdOf(std::int64_t grain_row);
+  Result<std::int64_t> GrainBodyId(std::int64_t grain_row);
+  Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, bool revivable);
+  Status SetChainSubject(ChainId id, std::string_view subject);
+  // Removes a chain and its grains entirely (a short-lived temp file's).
+  Status DiscardChain(const ChainRow& chain);
+  Result<std::vector<VersionInfo>> Versions(ChainId chain);
+
+  // ---- file semantics (store_files.cc)
+  // Seals `body` as the node's content: a new grain on its chain when the node
+  // is versioned and the content changed; `allow_revive` lets a first seal
+  // continue a chain vacated at this key within the revive window.
+  Status SealBody(NodeRow* node, std::string_view body, std::int64_t mtime, std::int64_t now,
+                  bool allow_revive, WriteResult* out);
+  // Tombstones (or discards, when young and vacated) the chain of a file.
+  Status RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate);
+  // Removes a node and everything below it, retiring chains.
+  Status RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate);
+  // Moves `src` to (parent, name), which must be free; handles chains.
+  Status MoveNode(NodeRow* src, const NodeRow& parent, std::string_view name,
+                  Versioning target_versioning, std::int64_t now);
+
+  Status LogOp(NsId ns, std::string_view op, std::string_view subject,
+               std::string_view new_subject, NodeId node, ChainId chain,
+               std::string_view grain_id_raw, std::int64_t now);
+};
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_STORE_IMPL_H_

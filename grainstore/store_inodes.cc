@@ -1,0 +1,208 @@
+// Store operations addressed by node id: the mount's view of the tree.
+#include <fmt/format.h>
+
+#include "grainstore/path.h"
+#include "grainstore/store.h"
+#include "store_impl.h"
+
+namespace grainstore {
+
+Result<NodeInfo> Store::GetNode(NodeId id) {
+  std::lock_guard lock(impl_->mu);
+  auto row = impl_->NodeById(id);
+  if (!row) return row.error();
+  return std::move(row->info);
+}
+
+Result<NodeInfo> Store::Lookup(NodeId parent, std::string_view name) {
+  std::lock_guard lock(impl_->mu);
+  auto row = impl_->NodeByParent(parent, name);
+  if (!row) return row.error();
+  return std::move(row->info);
+}
+
+Result<std::vector<NodeInfo>> Store::ReadDir(NodeId dir, std::string_view after_name,
+                                             std::size_t limit) {
+  std::lock_guard lock(impl_->mu);
+  auto rows = impl_->Children(dir, after_name, limit);
+  if (!rows) return rows.error();
+  std::vector<NodeInfo> out;
+  out.reserve(rows->size());
+  for (NodeRow& r : *rows) out.push_back(std::move(r.info));
+  return out;
+}
+
+Result<NodeInfo> Store::CreateNode(NodeId parent, std::string_view name, const NewNode& spec) {
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto dir = s.NodeById(parent);
+  if (!dir) return dir.error();
+  std::int64_t now = NowNs();
+  auto made = s.InsertNode(dir->info.ns, *dir, name, spec, now);
+  if (!made) return made.error();
+  const char* op = spec.kind == NodeKind::kDirectory ? "mkdir"
+                   : spec.kind == NodeKind::kSymlink ? "symlink"
+                                                     : "create";
+  GRAINSTORE_RETURN_IF_ERROR(
+      s.LogOp(made->info.ns, op, made->info.key, "", made->info.id, 0, "", now));
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return std::move(made->info);
+}
+
+Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Vacate vacate) {
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto node = s.NodeByParent(parent, name);
+  if (!node) return node.error();
+  const bool is_dir = node->info.kind == NodeKind::kDirectory;
+  if (want_dir && !is_dir) return Status::NotADirectory(fmt::format("{} is not a directory", name));
+  if (!want_dir && is_dir) return Status::IsADirectory(fmt::format("{} is a directory", name));
+  if (is_dir) {
+    auto kids = s.Children(node->info.id, "", 1);
+    if (!kids) return kids.error();
+    if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", name));
+  }
+  GRAINSTORE_RETURN_IF_ERROR(s.RemoveTree(*node, NowNs(), vacate));
+  return txn.Commit();
+}
+
+Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId new_parent,
+                                   std::string_view new_name, RenameMode mode,
+                                   Versioning target_versioning) {
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto src = s.NodeByParent(parent, name);
+  if (!src) return src.error();
+  auto dir = s.NodeById(new_parent);
+  if (!dir) return dir.error();
+  if (dir->info.kind != NodeKind::kDirectory) {
+    return Status::NotADirectory(fmt::format("{} is not a directory", dir->info.key));
+  }
+  const bool src_dir = src->info.kind == NodeKind::kDirectory;
+  if (src_dir && (dir->info.id == src->info.id || IsStrictlyInside(dir->info.key, src->info.key))) {
+    return Status::InvalidArgument(fmt::format("cannot move {} inside itself", src->info.key));
+  }
+  std::int64_t now = NowNs();
+  auto dst = s.NodeByParent(new_parent, new_name);
+  if (dst) {
+    if (dst->info.id == src->info.id) return std::move(src->info);
+    if (mode == RenameMode::kNoReplace) {
+      return Status::AlreadyExists(fmt::format("{} exists", dst->info.key));
+    }
+    const bool dst_dir = dst->info.kind == NodeKind::kDirectory;
+    if (src_dir && !dst_dir) return Status::NotADirectory(fmt::format("{} is not a directory", dst->info.key));
+    if (!src_dir && dst_dir) return Status::IsADirectory(fmt::format("{} is a directory", dst->info.key));
+    if (dst_dir) {
+      auto kids = s.Children(dst->info.id, "", 1);
+      if (!kids) return kids.error();
+      if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", dst->info.key));
+    }
+    const bool supersede = !src_dir && dst->info.kind == NodeKind::kFile &&
+                           src->info.kind == NodeKind::kFile &&
+                           target_versioning == Versioning::kVersioned &&
+                           dst->info.chain_id != 0;
+    if (supersede) {
+      // Rename over an existing file: the target's chain continues with the
+      // moved content; the moved node (and its st_ino) takes the target's place.
+      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate));
+      auto body = s.BodyData(src->body_id);
+      if (!body) return body.error();
+      const std::string old_key = src->info.key;
+      const ChainId chain = dst->info.chain_id;
+      GRAINSTORE_RETURN_IF_ERROR(s.DeleteNodeRow(*dst));
+      GRAINSTORE_RETURN_IF_ERROR(
+          s.UpdateNodePlace(src->info.id, new_parent, new_name, dst->info.key, now));
+      src->info.parent_id = new_parent;
+      src->info.name = std::string(new_name);
+      src->info.key = dst->info.key;
+      src->info.chain_id = chain;
+      src->info.versioning = Versioning::kVersioned;
+      WriteResult ignored;
+      GRAINSTORE_RETURN_IF_ERROR(
+          s.SealBody(&*src, *body, src->info.mtime_ns, now, false, &ignored));
+      GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
+      if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
+      GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->info.ns, "rename", old_key, src->info.key,
+                                         src->info.id, chain, "", now));
+      GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+      return std::move(src->info);
+    }
+    GRAINSTORE_RETURN_IF_ERROR(s.RemoveTree(*dst, now, Vacate::kVacate));
+  } else if (!dst.error().IsNotFound()) {
+    return dst.error();
+  }
+  GRAINSTORE_RETURN_IF_ERROR(s.MoveNode(&*src, *dir, new_name, target_versioning, now));
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return std::move(src->info);
+}
+
+Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
+  static constexpr char kSql[] =
+      "UPDATE nodes SET mode = ?, uid = ?, gid = ?, atime_ns = ?, mtime_ns = ?, ctime_ns = ? "
+      "WHERE id = ?";
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto row = s.NodeById(id);
+  if (!row) return row.error();
+  NodeInfo& n = row->info;
+  if (u.mode) n.mode = *u.mode & 07777;
+  if (u.uid) n.uid = *u.uid;
+  if (u.gid) n.gid = *u.gid;
+  if (u.atime_ns) n.atime_ns = *u.atime_ns;
+  if (u.mtime_ns) n.mtime_ns = *u.mtime_ns;
+  n.ctime_ns = u.ctime_ns ? *u.ctime_ns : NowNs();
+  auto st = s.db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, n.mode);
+  st->BindInt64(2, n.uid);
+  st->BindInt64(3, n.gid);
+  st->BindInt64(4, n.atime_ns);
+  st->BindInt64(5, n.mtime_ns);
+  st->BindInt64(6, n.ctime_ns);
+  st->BindInt64(7, static_cast<std::int64_t>(id));
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return std::move(n);
+}
+
+Result<std::string> Store::ReadBody(NodeId id) {
+  std::lock_guard lock(impl_->mu);
+  auto row = impl_->NodeById(id);
+  if (!row) return row.error();
+  if (row->info.kind != NodeKind::kFile) {
+    return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
+  }
+  return impl_->BodyData(row->body_id);
+}
+
+Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
+                                     std::optional<std::int64_t> mtime_ns) {
+  if (body.size() > Limits::kMaxBodyBytes) {
+    return Status::TooLarge(fmt::format("{} bytes exceeds the {}-byte file limit", body.size(),
+                                        Limits::kMaxBodyBytes));
+  }
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto row = s.NodeById(id);
+  if (!row) return row.error();
+  if (row->info.kind != NodeKind::kFile) {
+    return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
+  }
+  std::int64_t now = NowNs();
+  WriteResult out;
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, true, &out));
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return out;
+}
+
+}  // namespace grainstore

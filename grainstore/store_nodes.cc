@@ -1,0 +1,352 @@
+// Node rows and bodies: the tree as stored.
+#include <time.h>
+
+#include <fmt/format.h>
+
+#include "grain_id.h"
+#include "grainstore/path.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+#define GS_NODE_COLS                                                                     \
+  "id, ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, mtime_ns, " \
+  "ctime_ns, body_id, chain_id, versioning, symlink"
+
+constexpr std::uint64_t kDirSize = 4096;
+
+NodeRow ReadNode(const Statement& st) {
+  NodeRow row;
+  NodeInfo& n = row.info;
+  n.id = static_cast<NodeId>(st.ColumnInt64(0));
+  n.ns = st.ColumnInt64(1);
+  n.parent_id = st.ColumnIsNull(2) ? 0 : static_cast<NodeId>(st.ColumnInt64(2));
+  n.name = st.ColumnText(3);
+  n.key = st.ColumnText(4);
+  n.kind = static_cast<NodeKind>(st.ColumnInt64(5));
+  n.mode = static_cast<std::uint32_t>(st.ColumnInt64(6));
+  n.uid = static_cast<std::uint32_t>(st.ColumnInt64(7));
+  n.gid = static_cast<std::uint32_t>(st.ColumnInt64(8));
+  n.size = static_cast<std::uint64_t>(st.ColumnInt64(9));
+  n.atime_ns = st.ColumnInt64(10);
+  n.mtime_ns = st.ColumnInt64(11);
+  n.ctime_ns = st.ColumnInt64(12);
+  row.body_id = st.ColumnIsNull(13) ? 0 : st.ColumnInt64(13);
+  n.chain_id = static_cast<ChainId>(st.ColumnInt64(14));
+  n.versioning = static_cast<Versioning>(st.ColumnInt64(15));
+  if (!st.ColumnIsNull(16)) n.symlink_target = st.ColumnText(16);
+  return row;
+}
+
+Result<NodeRow> OneNode(Statement& st, std::string_view what) {
+  switch (st.Step()) {
+    case StepResult::kRow: return ReadNode(st);
+    case StepResult::kDone: return Status::NotFound(fmt::format("no such node: {}", what));
+    case StepResult::kError: break;
+  }
+  return st.status();
+}
+
+}  // namespace
+
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+Result<NodeRow> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
+  static constexpr char kSql[] =
+      "SELECT " GS_NODE_COLS " FROM nodes WHERE ns_id = ? AND key = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, key);
+  return OneNode(*st, key);
+}
+
+Result<NodeRow> StoreImpl::NodeByKeyWithBody(NsId ns, std::string_view key, std::string* body) {
+  static constexpr char kSql[] =
+      "SELECT n.id, n.ns_id, n.parent_id, n.name, n.key, n.kind, n.mode, n.uid, n.gid, n.size, "
+      "n.atime_ns, n.mtime_ns, n.ctime_ns, n.body_id, n.chain_id, n.versioning, n.symlink, "
+      "b.data FROM nodes n LEFT JOIN bodies b ON b.id = n.body_id WHERE n.ns_id = ? AND n.key = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, key);
+  auto row = OneNode(*st, key);
+  if (row && row->info.kind == NodeKind::kFile) {
+    std::string_view data = st->ColumnBlobView(17);
+    body->assign(data.data(), data.size());
+  }
+  return row;
+}
+
+Result<NodeRow> StoreImpl::NodeById(NodeId id) {
+  static constexpr char kSql[] = "SELECT " GS_NODE_COLS " FROM nodes WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(id));
+  return OneNode(*st, fmt::format("#{}", id));
+}
+
+Result<NodeRow> StoreImpl::NodeByParent(NodeId parent, std::string_view name) {
+  static constexpr char kSql[] =
+      "SELECT " GS_NODE_COLS " FROM nodes WHERE parent_id = ? AND name = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(parent));
+  st->BindText(2, name);
+  return OneNode(*st, name);
+}
+
+Result<std::vector<NodeRow>> StoreImpl::Children(NodeId parent, std::string_view after,
+                                                 std::size_t limit) {
+  static constexpr char kSql[] =
+      "SELECT " GS_NODE_COLS
+      " FROM nodes WHERE parent_id = ? AND name > ? ORDER BY name LIMIT ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(parent));
+  st->BindText(2, after);
+  st->BindInt64(3, limit > static_cast<std::size_t>(INT64_MAX) ? INT64_MAX
+                                                               : static_cast<std::int64_t>(limit));
+  std::vector<NodeRow> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    out.push_back(ReadNode(*st));
+  }
+}
+
+Result<std::vector<NodeRow>> StoreImpl::Descendants(NsId ns, std::string_view key) {
+  // Keys below K are exactly those in [K + "/", K + "0"): '0' follows '/'.
+  static constexpr char kSql[] = "SELECT " GS_NODE_COLS
+                                 " FROM nodes WHERE ns_id = ? AND key >= ? AND key < ? "
+                                 "ORDER BY key";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  std::string lo = std::string(key) + "/";
+  std::string hi = std::string(key) + "0";
+  st->BindInt64(1, ns);
+  st->BindText(2, lo);
+  st->BindText(3, hi);
+  std::vector<NodeRow> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    out.push_back(ReadNode(*st));
+  }
+}
+
+Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::string_view name,
+                                      const NewNode& spec, std::int64_t now) {
+  static constexpr char kSql[] =
+      "INSERT INTO nodes(ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
+      "mtime_ns, ctime_ns, body_id, chain_id, versioning, symlink) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)";
+  if (parent.info.kind != NodeKind::kDirectory) {
+    return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
+  }
+  GRAINSTORE_RETURN_IF_ERROR(ValidateName(name));
+  if (parent.info.parent_id == 0 && name == kHistoryDirName) {
+    return Status::InvalidArgument(fmt::format("{} is a reserved name", kHistoryDirName));
+  }
+  NodeRow row;
+  NodeInfo& n = row.info;
+  n.ns = ns;
+  n.parent_id = parent.info.id;
+  n.name = std::string(name);
+  n.key = JoinKey(parent.info.key, name);
+  if (n.key.size() > kMaxKeyBytes) return Status::TooLarge("path is too long");
+  n.kind = spec.kind;
+  n.mode = spec.mode & 07777;
+  n.uid = spec.uid;
+  n.gid = spec.gid;
+  n.size = spec.kind == NodeKind::kDirectory ? kDirSize
+           : spec.kind == NodeKind::kSymlink ? spec.symlink_target.size()
+                                             : 0;
+  n.atime_ns = n.mtime_ns = n.ctime_ns = now;
+  n.versioning = spec.kind == NodeKind::kFile ? spec.versioning : Versioning::kUnversioned;
+  if (spec.kind == NodeKind::kSymlink) n.symlink_target = spec.symlink_target;
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindInt64(2, static_cast<std::int64_t>(parent.info.id));
+  st->BindText(3, n.name);
+  st->BindText(4, n.key);
+  st->BindInt64(5, static_cast<std::int64_t>(n.kind));
+  st->BindInt64(6, n.mode);
+  st->BindInt64(7, n.uid);
+  st->BindInt64(8, n.gid);
+  st->BindInt64(9, static_cast<std::int64_t>(n.size));
+  st->BindInt64(10, now);
+  st->BindInt64(11, now);
+  st->BindInt64(12, now);
+  st->BindInt64(13, static_cast<std::int64_t>(n.versioning));
+  if (spec.kind == NodeKind::kSymlink) {
+    st->BindText(14, n.symlink_target);
+  } else {
+    st->BindNull(14);
+  }
+  Status s = st->Run();
+  if (s.IsAlreadyExists()) return Status::AlreadyExists(fmt::format("{} exists", n.key));
+  GRAINSTORE_RETURN_IF_ERROR(s);
+  n.id = static_cast<NodeId>(db.LastInsertRowid());
+  GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.info.id, now));
+  return row;
+}
+
+Result<NodeRow> StoreImpl::EnsureParents(NsId ns, std::string_view key, std::int64_t now) {
+  auto root = Root(ns);
+  if (!root) return root.error();
+  auto cur = NodeById(*root);
+  if (!cur) return cur.error();
+  std::string_view rest = key.substr(kMemoriesRoot.size());
+  // rest is "/a/b/c": every segment but the last is a directory to ensure.
+  std::size_t pos = 1;
+  for (;;) {
+    std::size_t next = rest.find('/', pos);
+    if (next == std::string_view::npos) return cur;
+    std::string_view seg = rest.substr(pos, next - pos);
+    auto child = NodeByParent(cur->info.id, seg);
+    if (child) {
+      if (child->info.kind != NodeKind::kDirectory) {
+        return Status::NotADirectory(fmt::format("{} is not a directory", child->info.key));
+      }
+      cur = std::move(child);
+    } else if (child.error().IsNotFound()) {
+      NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755, .uid = cur->info.uid,
+                  .gid = cur->info.gid};
+      auto made = InsertNode(ns, *cur, seg, dir, now);
+      if (!made) return made.error();
+      GRAINSTORE_RETURN_IF_ERROR(LogOp(ns, "mkdir", made->info.key, "", made->info.id, 0, "", now));
+      cur = std::move(made);
+    } else {
+      return child.error();
+    }
+    pos = next + 1;
+  }
+}
+
+Status StoreImpl::TouchDir(NodeId dir, std::int64_t now) {
+  static constexpr char kSql[] = "UPDATE nodes SET mtime_ns = ?, ctime_ns = ? WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, now);
+  st->BindInt64(2, now);
+  st->BindInt64(3, static_cast<std::int64_t>(dir));
+  return st->Run();
+}
+
+Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
+  static constexpr char kSql[] = "DELETE FROM nodes WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  if (node.body_id != 0) return ReleaseBody(node.body_id);
+  return Status::Ok();
+}
+
+Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view name,
+                                  std::string_view key, std::int64_t now) {
+  static constexpr char kSql[] =
+      "UPDATE nodes SET parent_id = ?, name = ?, key = ?, ctime_ns = ? WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(parent));
+  st->BindText(2, name);
+  st->BindText(3, key);
+  st->BindInt64(4, now);
+  st->BindInt64(5, static_cast<std::int64_t>(id));
+  return st->Run();
+}
+
+Status StoreImpl::UpdateNodeContent(NodeId id, std::int64_t body_id, std::uint64_t size,
+                                    ChainId chain, Versioning versioning, std::int64_t mtime,
+                                    std::int64_t now) {
+  static constexpr char kSql[] =
+      "UPDATE nodes SET body_id = ?, size = ?, chain_id = ?, versioning = ?, mtime_ns = ?, "
+      "ctime_ns = ? WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  if (body_id == 0) {
+    st->BindNull(1);
+  } else {
+    st->BindInt64(1, body_id);
+  }
+  st->BindInt64(2, static_cast<std::int64_t>(size));
+  st->BindInt64(3, static_cast<std::int64_t>(chain));
+  st->BindInt64(4, static_cast<std::int64_t>(versioning));
+  st->BindInt64(5, mtime);
+  st->BindInt64(6, now);
+  st->BindInt64(7, static_cast<std::int64_t>(id));
+  return st->Run();
+}
+
+Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out) {
+  static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
+  static constexpr char kInsert[] = "INSERT INTO bodies(hash, size, data) VALUES(?, ?, ?)";
+  std::string hash = HashBody(body);
+  {
+    auto st = db.Prepare(kFind);
+    if (!st) return st.error();
+    st->BindBlob(1, hash);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kRow) {
+      if (hash_out) *hash_out = hash;
+      return st->ColumnInt64(0);
+    }
+  }
+  auto st = db.Prepare(kInsert);
+  if (!st) return st.error();
+  st->BindBlob(1, hash);
+  st->BindInt64(2, static_cast<std::int64_t>(body.size()));
+  st->BindBlob(3, body);
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  if (hash_out) *hash_out = hash;
+  return db.LastInsertRowid();
+}
+
+Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
+  static constexpr char kSql[] = "SELECT data FROM bodies WHERE id = ?";
+  if (body_id == 0) return std::string();
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, body_id);
+  StepResult r = st->Step();
+  if (r == StepResult::kRow) return st->ColumnBlob(0);
+  if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+  return st->status();
+}
+
+Result<std::string> StoreImpl::BodyHash(std::int64_t body_id) {
+  static constexpr char kSql[] = "SELECT hash FROM bodies WHERE id = ?";
+  if (body_id == 0) return HashBody("");
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, body_id);
+  StepResult r = st->Step();
+  if (r == StepResult::kRow) return st->ColumnBlob(0);
+  if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+  return st->status();
+}
+
+Status StoreImpl::ReleaseBody(std::int64_t body_id) {
+  static constexpr char kSql[] =
+      "DELETE FROM bodies WHERE id = ?1 "
+      "AND NOT EXISTS(SELECT 1 FROM nodes WHERE body_id = ?1) "
+      "AND NOT EXISTS(SELECT 1 FROM grains WHERE body_id = ?1)";
+  if (body_id == 0) return Status::Ok();
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, body_id);
+  return st->Run();
+}
+
+}  // namespace grainstore

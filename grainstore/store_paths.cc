@@ -1,0 +1,165 @@
+// Store operations addressed by key ("/memories/a/b.txt"): the memory tool's
+// and the CLI's view of the tree.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "grainstore/path.h"
+#include "grainstore/store.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+NewNode DefaultFile(std::uint32_t uid, std::uint32_t gid) {
+  return NewNode{.kind = NodeKind::kFile, .mode = 0644, .uid = uid, .gid = gid};
+}
+
+}  // namespace
+
+Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  auto row = impl_->NodeByKey(ns, key);
+  if (!row) return row.error();
+  return std::move(row->info);
+}
+
+Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* info) {
+  std::lock_guard lock(impl_->mu);
+  std::string body;
+  auto row = impl_->NodeByKeyWithBody(ns, key, &body);
+  if (!row) return row.error();
+  if (row->info.kind != NodeKind::kFile) {
+    return Status::IsADirectory(fmt::format("{} is not a file", key));
+  }
+  if (info != nullptr) *info = std::move(row->info);
+  return body;
+}
+
+Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_view body) {
+  if (body.size() > Limits::kMaxBodyBytes) {
+    return Status::TooLarge(fmt::format("{} bytes exceeds the {}-byte file limit", body.size(),
+                                        Limits::kMaxBodyBytes));
+  }
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  std::int64_t now = NowNs();
+  WriteResult out;
+  auto existing = s.NodeByKey(ns, key);
+  NodeRow node;
+  if (existing) {
+    if (existing->info.kind != NodeKind::kFile) {
+      return Status::IsADirectory(fmt::format("{} is not a file", key));
+    }
+    node = std::move(*existing);
+  } else if (existing.error().IsNotFound()) {
+    if (key == kMemoriesRoot) return Status::IsADirectory("the root is a directory");
+    auto parent = s.EnsureParents(ns, key, now);
+    if (!parent) return parent.error();
+    auto made = s.InsertNode(ns, *parent, BaseName(key),
+                             DefaultFile(parent->info.uid, parent->info.gid), now);
+    if (!made) return made.error();
+    node = std::move(*made);
+    out.created = true;
+  } else {
+    return existing.error();
+  }
+  const bool created = out.created;
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&node, body, now, now, false, &out));
+  out.created = created;
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return out;
+}
+
+Result<WriteResult> Store::EditFile(NsId ns, std::string_view key, const EditFn& edit) {
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto node = s.NodeByKey(ns, key);
+  if (!node) return node.error();
+  if (node->info.kind != NodeKind::kFile) {
+    return Status::IsADirectory(fmt::format("{} is not a file", key));
+  }
+  auto current = s.BodyData(node->body_id);
+  if (!current) return current.error();
+  std::string next;
+  GRAINSTORE_RETURN_IF_ERROR(edit(*current, &next));
+  std::int64_t now = NowNs();
+  WriteResult out;
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*node, next, now, now, false, &out));
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  return out;
+}
+
+Status Store::MakeDirs(NsId ns, std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto existing = s.NodeByKey(ns, key);
+  if (existing) {
+    if (existing->info.kind == NodeKind::kDirectory) return Status::Ok();
+    return Status::AlreadyExists(fmt::format("{} exists and is not a directory", key));
+  }
+  if (!existing.error().IsNotFound()) return existing.error();
+  std::int64_t now = NowNs();
+  // EnsureParents creates the directories above the last segment; the last
+  // segment is made here.
+  auto parent = s.EnsureParents(ns, key, now);
+  if (!parent) return parent.error();
+  NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755, .uid = parent->info.uid,
+              .gid = parent->info.gid};
+  auto made = s.InsertNode(ns, *parent, BaseName(key), dir, now);
+  if (!made) return made.error();
+  GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "mkdir", made->info.key, "", made->info.id, 0, "", now));
+  return txn.Commit();
+}
+
+Status Store::DeleteKey(NsId ns, std::string_view key) {
+  if (key == kMemoriesRoot) return Status::InvalidArgument("cannot delete the root");
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto node = s.NodeByKey(ns, key);
+  if (!node) return node.error();
+  GRAINSTORE_RETURN_IF_ERROR(s.RemoveTree(*node, NowNs(), Vacate::kDelete));
+  return txn.Commit();
+}
+
+Status Store::RenameKey(NsId ns, std::string_view old_key, std::string_view new_key) {
+  if (old_key == kMemoriesRoot) return Status::InvalidArgument("cannot rename the root");
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto dst = s.NodeByKey(ns, new_key);
+  if (dst) return Status::AlreadyExists(fmt::format("{} already exists", new_key));
+  if (!dst.error().IsNotFound()) return dst.error();
+  auto src = s.NodeByKey(ns, old_key);
+  if (!src) return src.error();
+  if (IsStrictlyInside(new_key, old_key)) {
+    return Status::InvalidArgument(fmt::format("cannot move {} inside itself", old_key));
+  }
+  std::int64_t now = NowNs();
+  auto parent = s.EnsureParents(ns, new_key, now);
+  if (!parent) return parent.error();
+  GRAINSTORE_RETURN_IF_ERROR(
+      s.MoveNode(&*src, *parent, BaseName(new_key), src->info.versioning, now));
+  return txn.Commit();
+}
+
+Result<std::vector<NodeInfo>> Store::ListChildren(NodeId dir) {
+  std::lock_guard lock(impl_->mu);
+  auto rows = impl_->Children(dir, "", SIZE_MAX);
+  if (!rows) return rows.error();
+  std::vector<NodeInfo> out;
+  out.reserve(rows->size());
+  for (NodeRow& r : *rows) out.push_back(std::move(r.info));
+  return out;
+}
+
+}  // namespace grainstore

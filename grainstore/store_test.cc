@@ -1,0 +1,412 @@
+#include "grainstore/store.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace grainstore {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("grainstore_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "agent.db").string();
+    auto s = Store::Open(path_);
+    ASSERT_TRUE(s.has_value()) << s.error().ToString();
+    store_ = std::move(*s);
+    auto ns = store_->Namespace("default");
+    ASSERT_TRUE(ns.has_value()) << ns.error().ToString();
+    ns_ = *ns;
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string Read(std::string_view key) {
+    auto r = store_->ReadFile(ns_, key);
+    return r.has_value() ? *r : "<" + r.error().ToString() + ">";
+  }
+  std::vector<VersionInfo> Hist(std::string_view key) {
+    auto h = store_->History(ns_, key);
+    EXPECT_TRUE(h.has_value()) << h.error().ToString();
+    return h.has_value() ? *h : std::vector<VersionInfo>{};
+  }
+
+  std::filesystem::path dir_;
+  std::string path_;
+  std::unique_ptr<Store> store_;
+  NsId ns_ = 0;
+};
+
+TEST_F(StoreTest, PutReadAndVersions) {
+  auto w1 = store_->PutFile(ns_, "/memories/a/prefs.md", "tea\n");
+  ASSERT_TRUE(w1.has_value()) << w1.error().ToString();
+  EXPECT_TRUE(w1->created);
+  EXPECT_TRUE(w1->new_version);
+  EXPECT_EQ(w1->seq, 1u);
+  EXPECT_EQ(w1->grain_id.size(), 64u);
+  EXPECT_EQ(Read("/memories/a/prefs.md"), "tea\n");
+  auto dir = store_->StatKey(ns_, "/memories/a");
+  ASSERT_TRUE(dir.has_value());
+  EXPECT_EQ(dir->kind, NodeKind::kDirectory);
+
+  auto w2 = store_->PutFile(ns_, "/memories/a/prefs.md", "coffee\n");
+  ASSERT_TRUE(w2.has_value());
+  EXPECT_FALSE(w2->created);
+  EXPECT_EQ(w2->seq, 2u);
+  // Identical content appends nothing.
+  auto w3 = store_->PutFile(ns_, "/memories/a/prefs.md", "coffee\n");
+  ASSERT_TRUE(w3.has_value());
+  EXPECT_FALSE(w3->new_version);
+  EXPECT_EQ(w3->seq, 2u);
+
+  auto h = Hist("/memories/a/prefs.md");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].seq, 1u);
+  EXPECT_EQ(h[1].supersedes, h[0].grain_id);
+  EXPECT_EQ(h[0].op, "create");
+  EXPECT_EQ(h[1].op, "edit");
+  auto v1 = store_->ReadVersion(ns_, "/memories/a/prefs.md", "1");
+  ASSERT_TRUE(v1.has_value());
+  EXPECT_EQ(*v1, "tea\n");
+  auto by_id = store_->ReadVersion(ns_, "/memories/a/prefs.md", h[1].grain_id.substr(0, 10));
+  ASSERT_TRUE(by_id.has_value());
+  EXPECT_EQ(*by_id, "coffee\n");
+  EXPECT_EQ(store_->ReadVersion(ns_, "/memories/a/prefs.md", "7").error().code(),
+            StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, PutErrors) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/f.txt", "x").has_value());
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/f.txt/child", "y").error().code(),
+            StatusCode::kNotADirectory);
+  ASSERT_TRUE(store_->MakeDirs(ns_, "/memories/d/e").ok());
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/d", "y").error().code(), StatusCode::kIsADirectory);
+  EXPECT_EQ(store_->PutFile(ns_, "/memories", "y").error().code(), StatusCode::kIsADirectory);
+  std::string big(Limits::kMaxBodyBytes + 1, 'x');
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/big", big).error().code(), StatusCode::kTooLarge);
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/big").error().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/.history", "y").error().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreTest, EditFileIsAtomicAndPropagatesCallbackErrors) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/n.txt", "a\n").has_value());
+  auto w = store_->EditFile(ns_, "/memories/n.txt", [](std::string_view cur, std::string* next) {
+    *next = std::string(cur) + "b\n";
+    return Status::Ok();
+  });
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(Read("/memories/n.txt"), "a\nb\n");
+  auto bad = store_->EditFile(ns_, "/memories/n.txt", [](std::string_view, std::string* next) {
+    *next = "should not land";
+    return Status::Conflict("nope");
+  });
+  EXPECT_EQ(bad.error().code(), StatusCode::kConflict);
+  EXPECT_EQ(bad.error().message(), "nope");
+  EXPECT_EQ(Read("/memories/n.txt"), "a\nb\n");
+  EXPECT_EQ(store_->EditFile(ns_, "/memories/none", {}).error().code(), StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, DeleteRestorePurge) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/old.md", "SECRET-MARKER-1\n").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/old.md", "SECRET-MARKER-2\n").has_value());
+  EXPECT_EQ(store_->Purge(ns_, "/memories/old.md").code(), StatusCode::kConflict);
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/old.md").ok());
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/old.md").error().code(), StatusCode::kNotFound);
+  EXPECT_EQ(Hist("/memories/old.md").size(), 2u);  // still readable
+  ASSERT_TRUE(store_->Restore(ns_, "/memories/old.md").ok());
+  EXPECT_EQ(Read("/memories/old.md"), "SECRET-MARKER-2\n");
+  EXPECT_EQ(store_->Restore(ns_, "/memories/old.md").code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/old.md").ok());
+  ASSERT_TRUE(store_->Purge(ns_, "/memories/old.md").ok());
+  EXPECT_EQ(store_->ReadVersion(ns_, "/memories/old.md", "1").error().code(),
+            StatusCode::kReadOnly);
+  auto h = Hist("/memories/old.md");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_TRUE(h[0].purged);
+  store_.reset();
+  for (const char* suffix : {"", "-wal"}) {
+    std::ifstream in(path_ + suffix, std::ios::binary);
+    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(raw.find("SECRET-MARKER"), std::string::npos) << "plaintext left in " << suffix;
+  }
+}
+
+TEST_F(StoreTest, DeleteDirectoryTombstonesEveryFile) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/d/x.md", "x").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/d/sub/y.md", "y").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/dz.md", "z").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/d").ok());
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/d/sub/y.md").error().code(), StatusCode::kNotFound);
+  EXPECT_EQ(Read("/memories/dz.md"), "z");  // a sibling sharing the prefix survives
+  auto chain = store_->FindChain(ns_, "/memories/d/sub/y.md");
+  ASSERT_TRUE(chain.has_value());
+  EXPECT_EQ(chain->state, ChainState::kDeleted);
+  EXPECT_EQ(store_->DeleteKey(ns_, "/memories").code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreTest, RenameMovesChainWithProvenance) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "1").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "2").has_value());
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/a.md", "/memories/new/b.md").ok());
+  EXPECT_EQ(Read("/memories/new/b.md"), "2");
+  auto h = Hist("/memories/new/b.md");
+  ASSERT_EQ(h.size(), 3u);
+  EXPECT_EQ(h[0].subject, "/memories/a.md");
+  EXPECT_EQ(h[2].op, "rename");
+  EXPECT_EQ(h[2].derived_from, h[1].grain_id);
+  EXPECT_EQ(h[2].subject, "/memories/new/b.md");
+  EXPECT_EQ(store_->RenameKey(ns_, "/memories/nope", "/memories/x").code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/x").error().code(), StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, RenameDirectoryRekeysSubtree) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/p/q/r.md", "r").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/pz.md", "z").has_value());
+  EXPECT_EQ(store_->RenameKey(ns_, "/memories/p", "/memories/p/inner").code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/p", "/memories/moved").ok());
+  EXPECT_EQ(Read("/memories/moved/q/r.md"), "r");
+  EXPECT_EQ(Read("/memories/pz.md"), "z");
+  EXPECT_EQ(Hist("/memories/moved/q/r.md").size(), 2u);
+  auto moved = store_->StatKey(ns_, "/memories/moved/q");
+  ASSERT_TRUE(moved.has_value());
+  auto kids = store_->ListChildren(moved->id);
+  ASSERT_TRUE(kids.has_value());
+  ASSERT_EQ(kids->size(), 1u);
+  EXPECT_EQ((*kids)[0].key, "/memories/moved/q/r.md");
+}
+
+TEST_F(StoreTest, ListChildrenSortsBytewise) {
+  for (const char* k : {"/memories/b", "/memories/B", "/memories/_u", "/memories/\xc3\xa9",
+                        "/memories/10", "/memories/9"}) {
+    ASSERT_TRUE(store_->PutFile(ns_, k, "x").has_value());
+  }
+  auto root = store_->RootId(ns_);
+  ASSERT_TRUE(root.has_value());
+  auto kids = store_->ListChildren(*root);
+  ASSERT_TRUE(kids.has_value());
+  std::vector<std::string> names;
+  for (auto& k : *kids) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"10", "9", "B", "_u", "b", "\xc3\xa9"}));
+}
+
+TEST_F(StoreTest, NamespacesIsolate) {
+  auto other = store_->Namespace("assistant");
+  ASSERT_TRUE(other.has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/x", "default").has_value());
+  EXPECT_EQ(store_->StatKey(*other, "/memories/x").error().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->PutFile(*other, "/memories/x", "assistant").has_value());
+  EXPECT_EQ(Read("/memories/x"), "default");
+  EXPECT_EQ(store_->Namespace("bad name!").error().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->FindNamespace("missing").error().code(), StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, MountStyleRenameOverContinuesTargetChain) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/notes.md", "v1\n").has_value());
+  auto root = *store_->RootId(ns_);
+  auto target = *store_->Lookup(root, "notes.md");
+  // sed -i: a temp file, written, renamed over the target.
+  NewNode tmp_spec{.kind = NodeKind::kFile, .mode = 0644, .versioning = Versioning::kUnversioned};
+  auto tmp = store_->CreateNode(root, "sedAbc123", tmp_spec);
+  ASSERT_TRUE(tmp.has_value()) << tmp.error().ToString();
+  ASSERT_TRUE(store_->WriteBody(tmp->id, "v2\n").has_value());
+  auto moved = store_->RenameNode(root, "sedAbc123", root, "notes.md", RenameMode::kReplace,
+                                  Versioning::kVersioned);
+  ASSERT_TRUE(moved.has_value()) << moved.error().ToString();
+  EXPECT_EQ(moved->id, tmp->id);  // st_ino follows the temp file
+  EXPECT_EQ(moved->chain_id, target.chain_id);
+  EXPECT_EQ(Read("/memories/notes.md"), "v2\n");
+  auto h = Hist("/memories/notes.md");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[1].subject, "/memories/notes.md");
+  EXPECT_FALSE(store_->FindChain(ns_, "/memories/sedAbc123").has_value());
+  EXPECT_EQ(store_->RenameNode(root, "gone", root, "x", RenameMode::kReplace,
+                               Versioning::kVersioned)
+                .error()
+                .code(),
+            StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, EditorSaveDanceRevivesTheChain) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/v.md", "one\n").has_value());
+  auto root = *store_->RootId(ns_);
+  // vim: name -> name~, new name written, name~ unlinked.
+  ASSERT_TRUE(store_->RenameNode(root, "v.md", root, "v.md~", RenameMode::kReplace,
+                                 Versioning::kUnversioned)
+                  .has_value());
+  NewNode spec{.kind = NodeKind::kFile, .mode = 0644};
+  auto fresh = store_->CreateNode(root, "v.md", spec);
+  ASSERT_TRUE(fresh.has_value());
+  ASSERT_TRUE(store_->WriteBody(fresh->id, "two\n").has_value());
+  ASSERT_TRUE(store_->RemoveNode(root, "v.md~", false).ok());
+  auto h = Hist("/memories/v.md");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].op, "create");
+  EXPECT_EQ(h[1].op, "edit");
+  EXPECT_EQ(Read("/memories/v.md"), "two\n");
+  auto chain = store_->FindChain(ns_, "/memories/v.md");
+  ASSERT_TRUE(chain.has_value());
+  EXPECT_EQ(chain->state, ChainState::kLive);
+}
+
+TEST_F(StoreTest, NodeLevelPosixErrors) {
+  auto root = *store_->RootId(ns_);
+  NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755};
+  auto d = store_->CreateNode(root, "d", dir);
+  ASSERT_TRUE(d.has_value());
+  NewNode file{.kind = NodeKind::kFile, .mode = 0600};
+  ASSERT_TRUE(store_->CreateNode(d->id, "f", file).has_value());
+  EXPECT_EQ(store_->CreateNode(d->id, "f", file).error().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->RemoveNode(root, "d", true).code(), StatusCode::kNotEmpty);
+  EXPECT_EQ(store_->RemoveNode(root, "d", false).code(), StatusCode::kIsADirectory);
+  EXPECT_EQ(store_->RemoveNode(d->id, "f", true).code(), StatusCode::kNotADirectory);
+  EXPECT_EQ(store_->CreateNode(root, ".history", file).error().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->RenameNode(root, "d", d->id, "inside", RenameMode::kReplace,
+                               Versioning::kVersioned)
+                .error()
+                .code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(store_->CreateNode(root, "g", file).has_value());
+  EXPECT_EQ(store_->RenameNode(root, "g", d->id, "f", RenameMode::kNoReplace,
+                               Versioning::kVersioned)
+                .error()
+                .code(),
+            StatusCode::kAlreadyExists);
+  NewNode link{.kind = NodeKind::kSymlink, .symlink_target = "../elsewhere"};
+  auto l = store_->CreateNode(root, "l", link);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->size, 12u);  // st_size of a symlink is its target length
+  auto set = store_->SetAttributes(l->id, AttrUpdate{.mtime_ns = 123456789012345678});
+  ASSERT_TRUE(set.has_value());
+  EXPECT_EQ(store_->GetNode(l->id)->mtime_ns, 123456789012345678);
+}
+
+TEST_F(StoreTest, FactsSupersedeAndRecall) {
+  auto f1 = store_->AddFact(ns_, {.subject = "alice", .relation = "prefers", .object = "tea"});
+  ASSERT_TRUE(f1.has_value());
+  auto f2 = store_->AddFact(ns_, {.subject = "alice", .relation = "prefers", .object = "coffee"});
+  ASSERT_TRUE(f2.has_value());
+  ASSERT_TRUE(store_->AddFact(ns_, {.type = GrainType::kEvent, .subject = "alice",
+                                    .relation = "visited", .object = "paris"})
+                  .has_value());
+  auto live = store_->Recall(ns_, "alice", "", false);
+  ASSERT_TRUE(live.has_value());
+  ASSERT_EQ(live->size(), 2u);
+  auto all = store_->Recall(ns_, "alice", "prefers", true);
+  ASSERT_TRUE(all.has_value());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].object, "coffee");
+  EXPECT_TRUE((*all)[0].live);
+  EXPECT_FALSE((*all)[1].live);
+  EXPECT_EQ(store_->AddFact(ns_, {.subject = "x", .relation = "memory_file"}).error().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreTest, OpLogRecordsEveryOperationWithCursor) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a", "1").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a", "2").has_value());
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/a", "/memories/b").ok());
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/b").ok());
+  auto ops = store_->ReadOps(0, 0, 100);
+  ASSERT_TRUE(ops.has_value());
+  std::vector<std::string> names;
+  for (auto& o : *ops) names.push_back(o.op);
+  EXPECT_EQ(names, (std::vector<std::string>{"add", "supersede", "rename", "delete"}));
+  EXPECT_EQ((*ops)[2].new_subject, "/memories/b");
+  EXPECT_EQ((*ops)[0].origin, store_->origin());
+  auto tail = store_->ReadOps(ns_, (*ops)[1].seq, 100);
+  ASSERT_EQ(tail->size(), 2u);
+  EXPECT_EQ(*store_->LastOpSeq(), (*ops)[3].seq);
+}
+
+TEST_F(StoreTest, DataVersionChangesOnOtherConnectionsCommit) {
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value());
+  auto v1 = store_->DataVersion();
+  ASSERT_TRUE(v1.has_value());
+  auto ons = (*other)->Namespace("default");
+  ASSERT_TRUE((*other)->PutFile(*ons, "/memories/z", "z").has_value());
+  EXPECT_NE(*store_->DataVersion(), *v1);
+  EXPECT_EQ(Read("/memories/z"), "z");
+}
+
+TEST_F(StoreTest, ConcurrentEditsFromThreadsAndProcessesLoseNothing) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/log.txt", "").has_value());
+  constexpr int kProcs = 3, kThreads = 2, kEdits = 40;
+  auto append = [](Store* s, NsId ns, const std::string& line) {
+    for (;;) {
+      auto w = s->EditFile(ns, "/memories/log.txt", [&](std::string_view cur, std::string* next) {
+        *next = std::string(cur) + line + "\n";
+        return Status::Ok();
+      });
+      if (w.has_value()) return true;
+      ADD_FAILURE() << w.error().ToString();
+      return false;
+    }
+  };
+  std::vector<pid_t> kids;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      auto s = Store::Open(path_);
+      if (!s.has_value()) _exit(3);
+      auto ns = (*s)->Namespace("default");
+      std::vector<std::thread> threads;
+      bool ok = true;
+      for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+          for (int i = 0; i < kEdits; ++i) {
+            if (!append(s->get(), *ns, "p" + std::to_string(p) + "t" + std::to_string(t) + "i" +
+                                           std::to_string(i))) {
+              ok = false;
+            }
+          }
+        });
+      }
+      for (auto& th : threads) th.join();
+      _exit(ok ? 0 : 1);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  std::string body = Read("/memories/log.txt");
+  EXPECT_EQ(static_cast<int>(std::count(body.begin(), body.end(), '\n')),
+            kProcs * kThreads * kEdits);
+  EXPECT_EQ(static_cast<int>(Hist("/memories/log.txt").size()), kProcs * kThreads * kEdits + 1);
+}
+
+TEST_F(StoreTest, OpenRejectsForeignFiles) {
+  std::string junk = (dir_ / "junk.db").string();
+  {
+    std::ofstream out(junk, std::ios::binary);
+    for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(i * 7 + 3));
+  }
+  auto s = Store::Open(junk);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code(), StatusCode::kCorruption);
+}
+
+}  // namespace
+}  // namespace grainstore
