@@ -6,7 +6,10 @@ namespace grainstore {
 namespace {
 
 // Schema v1. Bodies live apart from grain metadata, deduplicated by content
-// hash (key_id leaves room for per-chain encryption keys); the op-log is read
+// hash and reference-counted (refs = nodes + grains pointing at the body; a
+// counter instead of two indexes keeps each write to few B-tree pages);
+// key_id leaves room for per-chain encryption keys; the op-log (never
+// deleted from, so its rowid only grows) is read
 // from a cursor (seq); nodes carry stable ids used as inode numbers.
 constexpr char kSchemaV1[] = R"sql(
 CREATE TABLE namespaces(
@@ -19,6 +22,7 @@ CREATE TABLE bodies(
   id INTEGER PRIMARY KEY,
   hash BLOB NOT NULL UNIQUE,
   size INTEGER NOT NULL,
+  refs INTEGER NOT NULL DEFAULT 0,
   data BLOB NOT NULL,
   key_id INTEGER
 ) STRICT;
@@ -56,8 +60,8 @@ CREATE TABLE grains(
   flags INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX grains_by_chain ON grains(chain_id, seq);
-CREATE INDEX grains_by_subject ON grains(ns_id, subject, relation, created_ns);
-CREATE INDEX grains_by_body ON grains(body_id);
+CREATE INDEX grains_by_subject ON grains(ns_id, subject, relation, created_ns)
+  WHERE relation != 'memory_file';
 CREATE TABLE nodes(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   ns_id INTEGER NOT NULL,
@@ -79,9 +83,8 @@ CREATE TABLE nodes(
 ) STRICT;
 CREATE UNIQUE INDEX nodes_by_parent ON nodes(parent_id, name);
 CREATE UNIQUE INDEX nodes_by_key ON nodes(ns_id, key);
-CREATE INDEX nodes_by_body ON nodes(body_id);
 CREATE TABLE oplog(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   ns_id INTEGER NOT NULL,
   at_ns INTEGER NOT NULL,
   op TEXT NOT NULL,
@@ -109,6 +112,7 @@ Status ConfigureConnection(Db* db, const Options& options) {
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA temp_store = MEMORY"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA wal_autocheckpoint = 8192"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit = 67108864"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
   return Status::Ok();

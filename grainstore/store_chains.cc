@@ -168,6 +168,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   st->BindInt64(14, now);
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
   ref.row = db.LastInsertRowid();
+  GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));
   if (chain != nullptr) {
     auto up = db.Prepare(kHead);
     if (!up) return up.error();
@@ -205,8 +206,7 @@ Status StoreImpl::SetChainSubject(ChainId id, std::string_view subject) {
 
 Status StoreImpl::DiscardChain(const ChainRow& chain) {
   static constexpr char kBodies[] =
-      "SELECT DISTINCT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL "
-      "ORDER BY body_id";
+      "SELECT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL ORDER BY seq";
   static constexpr char kGrains[] = "DELETE FROM grains WHERE chain_id = ?";
   static constexpr char kChain[] = "DELETE FROM chains WHERE id = ?";
   std::vector<std::int64_t> bodies;
@@ -225,7 +225,7 @@ Status StoreImpl::DiscardChain(const ChainRow& chain) {
     st->BindInt64(1, static_cast<std::int64_t>(chain.id));
     GRAINSTORE_RETURN_IF_ERROR(st->Run());
   }
-  for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(ReleaseBody(b));
+  for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(b, -1));
   return Status::Ok();
 }
 

@@ -33,8 +33,9 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   if (n.versioning == Versioning::kUnversioned) {
     GRAINSTORE_RETURN_IF_ERROR(
         UpdateNodeContent(n.id, *body_id, body.size(), 0, n.versioning, mtime, now));
-    if (old_body != *body_id) GRAINSTORE_RETURN_IF_ERROR(ReleaseBody(old_body));
     if (old_body != *body_id) {
+      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(*body_id, 1));
+      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(old_body, -1));
       GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "write", n.key, "", n.id, 0, "", now));
     }
   } else {
@@ -95,7 +96,10 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     n.chain_id = chain.id;
     GRAINSTORE_RETURN_IF_ERROR(
         UpdateNodeContent(n.id, *body_id, body.size(), chain.id, n.versioning, mtime, now));
-    if (old_body != *body_id) GRAINSTORE_RETURN_IF_ERROR(ReleaseBody(old_body));
+    if (old_body != *body_id) {
+      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(*body_id, 1));
+      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(old_body, -1));
+    }
   }
   node->body_id = *body_id;
   n.size = body.size();

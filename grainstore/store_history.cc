@@ -153,6 +153,7 @@ Status Store::Restore(NsId ns, std::string_view key) {
   GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, false));
   GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(node->info.id, *body_id, body->size(),
                                                  chain->id, Versioning::kVersioned, now, now));
+  GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(*body_id, 1));
   auto head = s.GrainIdOf(chain->head_grain);
   if (!head) return head.error();
   GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "restore", key, "", node->info.id, chain->id, *head, now));
@@ -164,8 +165,7 @@ Status Store::Purge(NsId ns, std::string_view key) {
       "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
       "ORDER BY id";
   static constexpr char kBodies[] =
-      "SELECT DISTINCT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL "
-      "ORDER BY body_id";
+      "SELECT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL ORDER BY seq";
   static constexpr char kErase[] =
       "UPDATE grains SET body_id = NULL, flags = flags | 2 WHERE chain_id = ?";
   std::lock_guard lock(impl_->mu);
@@ -209,7 +209,7 @@ Status Store::Purge(NsId ns, std::string_view key) {
       if (!erase) return erase.error();
       erase->BindInt64(1, chain);
       GRAINSTORE_RETURN_IF_ERROR(erase->Run());
-      for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(s.ReleaseBody(b));
+      for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(b, -1));
       GRAINSTORE_RETURN_IF_ERROR(
           s.SetChainState(static_cast<ChainId>(chain), ChainState::kPurged, now, false));
       GRAINSTORE_RETURN_IF_ERROR(

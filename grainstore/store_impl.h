@@ -103,8 +103,8 @@ class StoreImpl {
   Result<std::int64_t> InternBody(std::string_view body, std::string* hash_out);
   Result<std::string> BodyData(std::int64_t body_id);
   Result<std::string> BodyHash(std::int64_t body_id);
-  // Deletes the body row when no node or grain references it any more.
-  Status ReleaseBody(std::int64_t body_id);
+  // Adds `delta` references to a body; a body left with none is deleted.
+  Status AdjustRefs(std::int64_t body_id, std::int64_t delta);
 
   // ---- chains and grains (store_chains.cc)
   Result<ChainRow> ChainById(ChainId id);

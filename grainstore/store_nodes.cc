@@ -248,8 +248,7 @@ Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
-  if (node.body_id != 0) return ReleaseBody(node.body_id);
-  return Status::Ok();
+  return AdjustRefs(node.body_id, -1);
 }
 
 Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view name,
@@ -337,13 +336,19 @@ Result<std::string> StoreImpl::BodyHash(std::int64_t body_id) {
   return st->status();
 }
 
-Status StoreImpl::ReleaseBody(std::int64_t body_id) {
-  static constexpr char kSql[] =
-      "DELETE FROM bodies WHERE id = ?1 "
-      "AND NOT EXISTS(SELECT 1 FROM nodes WHERE body_id = ?1) "
-      "AND NOT EXISTS(SELECT 1 FROM grains WHERE body_id = ?1)";
-  if (body_id == 0) return Status::Ok();
-  auto st = db.Prepare(kSql);
+Status StoreImpl::AdjustRefs(std::int64_t body_id, std::int64_t delta) {
+  static constexpr char kAdjust[] = "UPDATE bodies SET refs = refs + ? WHERE id = ?";
+  static constexpr char kDrop[] = "DELETE FROM bodies WHERE id = ? AND refs <= 0";
+  if (body_id == 0 || delta == 0) return Status::Ok();
+  {
+    auto st = db.Prepare(kAdjust);
+    if (!st) return st.error();
+    st->BindInt64(1, delta);
+    st->BindInt64(2, body_id);
+    GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  }
+  if (delta > 0) return Status::Ok();
+  auto st = db.Prepare(kDrop);
   if (!st) return st.error();
   st->BindInt64(1, body_id);
   return st->Run();

@@ -28,6 +28,7 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &*value_; }
   T& operator*() & { return *value_; }
   const T& operator*() const& { return *value_; }
+  T&& operator*() && { return std::move(*value_); }
   // The failure; OK when has_value().
   const Status& error() const { return status_; }
   Status status() const { return status_; }
