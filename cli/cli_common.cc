@@ -1,0 +1,98 @@
+// Status -> exit code mapping, store opening and small I/O helpers.
+#include "cli_common.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "grainstore/options.h"
+#include "grainstore/path.h"
+
+namespace cli {
+
+int ExitCodeFor(const grainstore::Status& status) {
+  using grainstore::StatusCode;
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return kExitOk;
+    case StatusCode::kInvalidArgument:
+      return kExitUsage;
+    case StatusCode::kCorruption:
+      return kExitStore;
+    default:
+      return kExitFailed;
+  }
+}
+
+int Fail(int code, std::string_view message) {
+  fmt::print(stderr, "areev: {}\n", message);
+  std::fflush(stderr);
+  return code;
+}
+
+int ReportError(std::string_view what, const grainstore::Status& status) {
+  std::string text = status.message();
+  if (text.empty()) text = std::string(grainstore::StatusCodeName(status.code()));
+  return Fail(ExitCodeFor(status), fmt::format("{}: {}", what, text));
+}
+
+bool OpenStore(const GlobalOptions& global, Access access, Session* session, int* exit_code) {
+  grainstore::Options options;
+  options.durability =
+      global.durable ? grainstore::Durability::kFull : grainstore::Durability::kNormal;
+  options.create_if_missing = access == Access::kWrite;
+  auto opened = grainstore::Store::Open(global.db, options);
+  if (!opened.has_value()) {
+    const grainstore::Status& st = opened.error();
+    // Any failure to open (missing, unreadable, not a store, newer schema) is
+    // "the store cannot be opened"; only a bad argument stays a usage error.
+    *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
+                                                                       : kExitStore;
+    Fail(*exit_code, fmt::format("cannot open store {}: {}", global.db,
+                                 st.message().empty() ? st.ToString() : st.message()));
+    return false;
+  }
+  session->store = std::move(opened).value();
+  return true;
+}
+
+bool OpenSession(const GlobalOptions& global, Access access, Session* session,
+                 int* exit_code) {
+  if (!OpenStore(global, access, session, exit_code)) return false;
+  auto ns = access == Access::kWrite ? session->store->Namespace(global.ns)
+                                     : session->store->FindNamespace(global.ns);
+  if (!ns.has_value()) {
+    if (ns.error().IsNotFound()) {
+      *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}",
+                                                 global.ns, global.db));
+    } else {
+      *exit_code = ReportError(fmt::format("namespace {}", global.ns), ns.error());
+    }
+    return false;
+  }
+  session->ns = ns.value();
+  return true;
+}
+
+bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code) {
+  auto parsed = grainstore::ParseMemoryPath(raw);
+  if (!parsed.has_value()) {
+    *exit_code = Fail(kExitUsage, parsed.error().message());
+    return false;
+  }
+  *key = parsed->key;
+  return true;
+}
+
+bool WriteStdout(std::string_view data) {
+  if (!data.empty() && std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
+    return false;
+  }
+  return std::fflush(stdout) == 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,86 @@
+// Shared plumbing of the `areev` command line: global options, opening the
+// store, and the one mapping from grainstore::Status to the documented exit
+// codes (docs/cli.md, "Exit codes"). Every subcommand reports errors through
+// ReportError so the messages and codes stay uniform.
+#ifndef CLI_CLI_COMMON_H_
+#define CLI_CLI_COMMON_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "grainstore/result.h"
+#include "grainstore/status.h"
+#include "grainstore/store.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace cli {
+
+// The stable exit codes of every subcommand (docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,       // success
+  kExitFailed = 1,   // not found, conflict, tool error, operation failed
+  kExitUsage = 2,    // bad usage: unknown flag, missing or invalid argument
+  kExitStore = 3,    // the store cannot be opened, or it is corrupt
+};
+
+// Options shared by all subcommands, parsed on the top-level app.
+struct GlobalOptions {
+  std::string db = "agent.db";  // --db, else $AREEV_DB, else ./agent.db
+  std::string ns = "default";   // --ns
+  bool ns_given = false;        // --ns appeared on the command line
+  bool durable = false;         // --durable: Durability::kFull
+};
+
+// Whether a command may create the store file and the namespace.
+enum class Access { kReadOnly, kWrite };
+
+// An open store plus the resolved namespace.
+struct Session {
+  std::unique_ptr<grainstore::Store> store;
+  grainstore::NsId ns = 0;
+};
+
+// A parsed subcommand and the function that runs it (returns an exit code).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// The exit code for a failed library call (kExitOk for an OK status):
+// InvalidArgument -> usage (2), Corruption -> store (3), everything else -> 1.
+int ExitCodeFor(const grainstore::Status& status);
+
+// Prints "areev: <what>: <message>" to stderr and returns ExitCodeFor(status).
+int ReportError(std::string_view what, const grainstore::Status& status);
+
+// Prints "areev: <message>" to stderr and returns `code`.
+int Fail(int code, std::string_view message);
+
+// Opens the store named by `global` into session->store (ns left 0). kWrite
+// creates a missing file; kReadOnly requires it. On failure prints the error
+// and sets *exit_code (3, or 2 for an invalid argument).
+bool OpenStore(const GlobalOptions& global, Access access, Session* session, int* exit_code);
+
+// Opens the store named by `global` and resolves the namespace. kWrite creates
+// the file and the namespace when missing; kReadOnly requires both to exist.
+// On failure prints the error and sets *exit_code (3 when the file cannot be
+// opened or is not a store, 1 for a missing namespace, 2 for a bad ns name).
+bool OpenSession(const GlobalOptions& global, Access access, Session* session,
+                 int* exit_code);
+
+// Normalises a memory-file path argument ("/memories/a.md"). On failure prints
+// the contract message and sets *exit_code to kExitUsage.
+bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code);
+
+// Writes bytes to stdout verbatim; false if stdout failed.
+bool WriteStdout(std::string_view data);
+
+}  // namespace cli
+
+#endif  // CLI_CLI_COMMON_H_

@@ -1,0 +1,109 @@
+// `areev log`, `areev restore` and `areev purge`: the op-log and what happens
+// to a file after `delete`.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "output.h"
+
+namespace cli {
+namespace {
+
+struct LogArgs {
+  std::uint64_t after = 0;
+  std::size_t limit = 0;  // 0: no limit
+  bool json = false;
+};
+
+// Rows are fetched in pages so the store never materialises a huge log at once.
+constexpr std::size_t kLogPage = 1000;
+
+grainstore::Result<std::vector<grainstore::OpRecord>> ReadLog(grainstore::Store& store, grainstore::NsId ns,
+                                                  const LogArgs& args) {
+  std::vector<grainstore::OpRecord> ops;
+  std::uint64_t cursor = args.after;
+  while (args.limit == 0 || ops.size() < args.limit) {
+    std::size_t want = kLogPage;
+    if (args.limit != 0) want = std::min(want, args.limit - ops.size());
+    auto page = store.ReadOps(ns, cursor, want);
+    if (!page.has_value()) return page.error();
+    for (auto& op : *page) ops.push_back(std::move(op));
+    if (page->size() < want) break;
+    cursor = ops.back().seq;
+  }
+  return ops;
+}
+
+int RunLog(const GlobalOptions& global, const LogArgs& args) {
+  Session s;
+  int code = kExitOk;
+  // Without an explicit --ns the log covers every namespace (ns 0).
+  const bool opened = global.ns_given ? OpenSession(global, Access::kReadOnly, &s, &code)
+                                      : OpenStore(global, Access::kReadOnly, &s, &code);
+  if (!opened) return code;
+  auto ops = ReadLog(*s.store, global.ns_given ? s.ns : 0, args);
+  if (!ops.has_value()) return ReportError("log", ops.error());
+  if (args.json) {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& op : *ops) doc.push_back(OpJson(op));
+    return WriteStdout(JsonText(doc)) ? kExitOk : kExitFailed;
+  }
+  Table table({"SEQ", "TIME (UTC)", "NS", "OP", "GRAIN", "SUBJECT"},
+              {true, false, false, false, false, false});
+  for (const auto& op : *ops) {
+    std::string subject = CellText(op.subject);
+    if (!op.new_subject.empty()) subject += " -> " + CellText(op.new_subject);
+    table.AddRow({fmt::format("{}", op.seq), IsoTimeUtc(op.at_ns), CellText(op.ns),
+                  CellText(op.op), ShortId(op.grain_id), subject});
+  }
+  return WriteStdout(table.Render()) ? kExitOk : kExitFailed;
+}
+
+struct PathArgs {
+  std::string path;
+};
+
+enum class Lifecycle { kRestore, kPurge };
+
+int RunLifecycle(const GlobalOptions& global, const PathArgs& args, Lifecycle what) {
+  std::string key;
+  int code = kExitOk;
+  if (!ParsePathArg(args.path, &key, &code)) return code;
+  Session s;
+  if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
+  const bool restore = what == Lifecycle::kRestore;
+  grainstore::Status st = restore ? s.store->Restore(s.ns, key) : s.store->Purge(s.ns, key);
+  if (!st.ok()) return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key), st);
+  return WriteStdout(fmt::format("{} {}\n", restore ? "restored" : "purged", key)) ? kExitOk
+                                                                                  : kExitFailed;
+}
+
+}  // namespace
+
+void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
+                          std::vector<Command>* out) {
+  auto l = std::make_shared<LogArgs>();
+  CLI::App* log = app.add_subcommand("log", "Print the op-log (every add, supersede, rename, delete, ...)");
+  log->add_option("--after", l->after, "Only entries with seq > SEQ");
+  log->add_option("--limit", l->limit, "At most N entries (0: all)");
+  log->add_flag("--json", l->json, "Print a JSON array instead of a table");
+  out->push_back({log, [&global, l] { return RunLog(global, *l); }});
+
+  auto r = std::make_shared<PathArgs>();
+  CLI::App* restore = app.add_subcommand("restore", "Bring a deleted file back from its tombstone");
+  restore->add_option("path", r->path, "Memory path of the deleted file")->required();
+  out->push_back({restore, [&global, r] { return RunLifecycle(global, *r, Lifecycle::kRestore); }});
+
+  auto p = std::make_shared<PathArgs>();
+  CLI::App* purge = app.add_subcommand("purge", "Erase a deleted file's bodies for good");
+  purge->add_option("path", p->path, "Memory path of the deleted file")->required();
+  out->push_back({purge, [&global, p] { return RunLifecycle(global, *p, Lifecycle::kPurge); }});
+}
+
+}  // namespace cli

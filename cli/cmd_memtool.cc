@@ -1,0 +1,82 @@
+// `areev memtool`: the memory tool from the shell.
+//
+// Single mode prints the tool_result content verbatim (no newline added) and
+// exits 0, or 1 when is_error. Batch mode reads one JSON command per stdin
+// line and writes one memtool::ToJsonLine per command.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "memtool/memtool.h"
+
+namespace cli {
+namespace {
+
+struct MemtoolArgs {
+  std::string json;
+  bool json_given = false;
+  bool batch = false;
+};
+
+// Reads all of stdin; false if the stream failed.
+bool ReadAllStdin(std::string* out) {
+  std::ios::sync_with_stdio(false);
+  out->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  return !std::cin.bad();
+}
+
+int RunBatch(memtool::MemoryTool& tool) {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    std::string out = memtool::ToJsonLine(tool.Execute(line));
+    if (out.empty() || out.back() != '\n') out.push_back('\n');
+    if (!WriteStdout(out)) return Fail(kExitFailed, "cannot write to stdout");
+  }
+  if (std::cin.bad()) return Fail(kExitFailed, "reading stdin failed");
+  return kExitOk;
+}
+
+int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
+  if (args.batch == args.json_given) {
+    return Fail(kExitUsage,
+                "memtool: give one JSON command (or - for stdin), or --batch; see areev memtool --help");
+  }
+  std::string command = args.json;
+  if (!args.batch && command == "-" && !ReadAllStdin(&command)) {
+    return Fail(kExitFailed, "reading stdin failed");
+  }
+  Session session;
+  int code = kExitOk;
+  if (!OpenSession(global, Access::kWrite, &session, &code)) return code;
+  memtool::MemoryTool tool(session.store.get(), session.ns);
+  if (args.batch) return RunBatch(tool);
+  const memtool::ToolResult result = tool.Execute(command);
+  if (!WriteStdout(result.content)) return Fail(kExitFailed, "cannot write to stdout");
+  return result.is_error ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out) {
+  auto args = std::make_shared<MemtoolArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "memtool", "Run memory-tool JSON commands (memory_20250818) against the store");
+  CLI::Option* json_opt = sub->add_option(
+      "command", args->json, "One JSON command object, or - to read it from stdin");
+  sub->add_flag("--batch", args->batch,
+                "Read one JSON command per stdin line; print one JSON result per line");
+  out->push_back({sub, [&global, args, json_opt] {
+                    args->json_given = json_opt->count() > 0;
+                    return RunMemtool(global, *args);
+                  }});
+}
+
+}  // namespace cli

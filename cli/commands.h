@@ -1,0 +1,33 @@
+// Registration of the `areev` subcommands. Each Add*Command function adds its
+// subcommand(s) to `app` and appends a Command whose `run` performs it; the
+// options it parses live in state owned by that closure. `global` must
+// outlive the returned Commands.
+#ifndef CLI_COMMANDS_H_
+#define CLI_COMMANDS_H_
+
+#include <vector>
+
+#include "cli_common.h"
+
+namespace cli {
+
+// memtool: one memory-tool JSON command (argument, or stdin with "-"), or
+// --batch: one command per stdin line, one JSON result line per command.
+void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+
+// history, cat, diff: versions of a memory file (or any chain).
+void AddVersionCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+
+// log, restore, purge: the op-log and tombstone management.
+void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
+                          std::vector<Command>* out);
+
+// add, recall: plain fact and event grains.
+void AddFactCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+
+// mount, umount: the FUSE view (fails with exit 1 when built without FUSE).
+void AddMountCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+
+}  // namespace cli
+
+#endif  // CLI_COMMANDS_H_

@@ -1,0 +1,156 @@
+#include "line_diff.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace cli {
+namespace {
+
+// Length of the longest common subsequence, by dynamic programming.
+std::size_t LcsLength(const std::vector<std::string_view>& a,
+                      const std::vector<std::string_view>& b) {
+  std::vector<std::vector<std::size_t>> t(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = a.size(); i-- > 0;) {
+    for (std::size_t j = b.size(); j-- > 0;) {
+      t[i][j] = a[i] == b[j] ? t[i + 1][j + 1] + 1 : std::max(t[i + 1][j], t[i][j + 1]);
+    }
+  }
+  return t[0][0];
+}
+
+TEST(SplitLinesTest, KeepsNewlinesAndUnterminatedTail) {
+  auto lines = SplitLines("a\nb\nc");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "a\n");
+  EXPECT_EQ(lines[2], "c");
+  EXPECT_TRUE(SplitLines("").empty());
+  EXPECT_EQ(SplitLines("\n\n").size(), 2u);
+}
+
+TEST(DiffLinesTest, RandomInputsGiveMinimalValidScripts) {
+  std::mt19937 rng(1234);
+  const std::vector<std::string> alphabet = {"a\n", "b\n", "c\n", "d\n", "e"};
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<std::string_view> a, b;
+    const int na = static_cast<int>(rng() % 14), nb = static_cast<int>(rng() % 14);
+    const std::size_t letters = 2 + rng() % 4;
+    for (int i = 0; i < na; ++i) a.push_back(alphabet[rng() % letters]);
+    for (int i = 0; i < nb; ++i) b.push_back(alphabet[rng() % letters]);
+    const auto ops = DiffLines(a, b);
+    std::vector<std::string_view> rebuilt_a, rebuilt_b;
+    std::size_t equal = 0;
+    for (const auto& op : ops) {
+      if (op.kind != DiffOp::kInsert) rebuilt_a.push_back(a[op.a_index]);
+      if (op.kind != DiffOp::kDelete) rebuilt_b.push_back(b[op.b_index]);
+      if (op.kind == DiffOp::kEqual) {
+        ASSERT_EQ(a[op.a_index], b[op.b_index]);
+        ++equal;
+      }
+    }
+    ASSERT_EQ(rebuilt_a, a) << "round " << round;
+    ASSERT_EQ(rebuilt_b, b) << "round " << round;
+    ASSERT_EQ(equal, LcsLength(a, b)) << "round " << round;
+  }
+}
+
+TEST(UnifiedDiffTest, EqualTextsGiveNothing) {
+  EXPECT_EQ(UnifiedDiff("a\nb\n", "a\nb\n", "x", "y"), "");
+  EXPECT_EQ(UnifiedDiff("", "", "x", "y"), "");
+}
+
+TEST(UnifiedDiffTest, MatchesDiffUFormat) {
+  EXPECT_EQ(UnifiedDiff("a\nb\nc\n", "a\nB\nc\n", "old", "new"),
+            "--- old\n+++ new\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+  EXPECT_EQ(UnifiedDiff("", "x\n", "old", "new"), "--- old\n+++ new\n@@ -0,0 +1 @@\n+x\n");
+  EXPECT_EQ(UnifiedDiff("x\n", "", "old", "new"), "--- old\n+++ new\n@@ -1 +0,0 @@\n-x\n");
+  EXPECT_EQ(UnifiedDiff("a\nb", "a\nb\n", "o", "n"),
+            "--- o\n+++ n\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+}
+
+TEST(UnifiedDiffTest, SeparatesDistantChangesIntoHunks) {
+  std::string a, b;
+  for (int i = 1; i <= 20; ++i) {
+    a += std::to_string(i) + "\n";
+    b += (i == 2 || i == 18 ? "X" : std::to_string(i)) + "\n";
+  }
+  EXPECT_EQ(UnifiedDiff(a, b, "o", "n"),
+            "--- o\n+++ n\n"
+            "@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n"
+            "@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+X\n 19\n 20\n");
+}
+
+// Cross-checks against GNU diff and patch when they are installed: the output
+// must apply cleanly with patch(1) and give the new text back.
+TEST(UnifiedDiffTest, AppliesWithPatch) {
+  if (std::system("command -v patch >/dev/null 2>&1") != 0) GTEST_SKIP() << "no patch(1)";
+  std::mt19937 rng(99);
+  const std::string dir = ::testing::TempDir();
+  for (int round = 0; round < 40; ++round) {
+    std::string a, b;
+    for (int i = 0; i < 60; ++i) {
+      a += "line " + std::to_string(rng() % 30) + "\n";
+      b += "line " + std::to_string(rng() % 30) + "\n";
+    }
+    if (round % 3 == 0) b.pop_back();
+    const std::string diff = UnifiedDiff(a, b, "f", "f");
+    const std::string f = dir + "/patch_target", p = dir + "/patch.diff";
+    FILE* fa = std::fopen(f.c_str(), "wb");
+    std::fwrite(a.data(), 1, a.size(), fa);
+    std::fclose(fa);
+    FILE* fp = std::fopen(p.c_str(), "wb");
+    std::fwrite(diff.data(), 1, diff.size(), fp);
+    std::fclose(fp);
+    ASSERT_EQ(std::system(("patch -s " + f + " < " + p).c_str()), 0) << diff;
+    FILE* fr = std::fopen(f.c_str(), "rb");
+    std::string got;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), fr)) > 0) got.append(buf, n);
+    std::fclose(fr);
+    ASSERT_EQ(got, b) << diff;
+  }
+}
+
+}  // namespace
+}  // namespace cli
+
+namespace cli {
+namespace {
+
+TEST(DiffLinesTest, LargeInputsStayFast) {
+  // 40k lines each, mostly different, with a shuffled common core: must end in
+  // well under a second and still be a valid script.
+  std::mt19937 rng(7);
+  std::vector<std::string> a_store, b_store;
+  for (int i = 0; i < 40000; ++i) {
+    a_store.push_back("k" + std::to_string(rng() % 3000) + "\n");
+    b_store.push_back("k" + std::to_string(rng() % 3000) + "\n");
+  }
+  std::vector<std::string_view> a(a_store.begin(), a_store.end()), b(b_store.begin(), b_store.end());
+  const auto start = std::chrono::steady_clock::now();
+  const auto ops = DiffLines(a, b);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  std::size_t na = 0, nb = 0;
+  for (const auto& op : ops) {
+    if (op.kind != DiffOp::kInsert) {
+      EXPECT_EQ(op.a_index, na++);
+    }
+    if (op.kind != DiffOp::kDelete) {
+      EXPECT_EQ(op.b_index, nb++);
+    }
+    if (op.kind == DiffOp::kEqual) {
+      ASSERT_EQ(a[op.a_index], b[op.b_index]);
+    }
+  }
+  EXPECT_EQ(na, a.size());
+  EXPECT_EQ(nb, b.size());
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 5000);
+}
+
+}  // namespace
+}  // namespace cli

@@ -1,0 +1,44 @@
+// areev: the command line of the areev memory store. Parses arguments with
+// CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
+#include <cstdio>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_common.h"
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  cli::GlobalOptions global;
+  CLI::App app{"areev: a versioned memory store for Anthropic's memory tool", "areev"};
+  app.require_subcommand(1);
+  app.fallthrough();  // --db/--ns/--durable may follow the subcommand
+  CLI::Option* db = app.add_option("--db", global.db, "Store file (default: $AREEV_DB, else ./agent.db)")
+                        ->envname("AREEV_DB");
+  CLI::Option* ns = app.add_option("--ns", global.ns, "Namespace (default: default)");
+  app.add_flag("--durable", global.durable, "fsync every acknowledged write (Durability::kFull)");
+  (void)db;
+
+  std::vector<cli::Command> commands;
+  cli::AddMemtoolCommand(app, global, &commands);
+  cli::AddVersionCommands(app, global, &commands);
+  cli::AddLifecycleCommands(app, global, &commands);
+  cli::AddFactCommands(app, global, &commands);
+  cli::AddMountCommands(app, global, &commands);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "areev: %s\nRun with --help for usage.\n", e.what());
+    return cli::kExitUsage;
+  }
+  global.ns_given = ns->count() > 0;
+  for (const auto& command : commands) {
+    if (command.app->parsed()) return command.run();
+  }
+  return cli::Fail(cli::kExitUsage, "no subcommand given; run with --help");
+}

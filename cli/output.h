@@ -1,0 +1,58 @@
+// Rendering helpers for `areev`: UTC ISO-8601 timestamps, short grain ids,
+// aligned text tables and JSON documents. Pure formatting, no store access.
+#ifndef CLI_OUTPUT_H_
+#define CLI_OUTPUT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grainstore/types.h"
+
+namespace cli {
+
+// Length of a grain id as shown in tables (a prefix `cat --version` accepts).
+inline constexpr std::size_t kShortIdChars = 12;
+
+// "2026-11-30T08:45:43.123Z" (`fraction_digits` 3) or with 9 digits (ns).
+std::string IsoTimeUtc(std::int64_t ns_since_epoch, int fraction_digits = 3);
+
+// The first kShortIdChars characters of a grain id ("-" when empty).
+std::string ShortId(std::string_view grain_id);
+
+// Makes a value printable in one table cell: control bytes become escapes
+// (\n, \t, \xHH) and cells longer than `max_chars` are cut with "...".
+std::string CellText(std::string_view value, std::size_t max_chars = 0);
+
+// A text table: a header row and data rows, columns separated by two spaces,
+// numeric columns right-aligned, no trailing blanks.
+class Table {
+ public:
+  // `right_aligned` marks columns to right-align (by index).
+  Table(std::vector<std::string> headers, std::vector<bool> right_aligned);
+  void AddRow(std::vector<std::string> cells);
+  bool empty() const { return rows_.empty(); }
+  std::string Render() const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Pretty JSON text of `doc` plus a newline; invalid UTF-8 is replaced.
+std::string JsonText(const nlohmann::json& doc);
+
+// The JSON object of one version (history --json).
+nlohmann::json VersionJson(const grainstore::VersionInfo& v);
+// The JSON object of one op-log entry (log --json).
+nlohmann::json OpJson(const grainstore::OpRecord& op);
+// The JSON object of one fact or event (add/recall --json).
+nlohmann::json FactJson(const grainstore::Fact& fact);
+
+}  // namespace cli
+
+#endif  // CLI_OUTPUT_H_

@@ -1,0 +1,99 @@
+"""Exit codes 0/1/2/3, corrupt and missing stores, and "bad input loses nothing"."""
+import json
+import os
+import sqlite3
+
+
+def create(path, text):
+    return json.dumps({"command": "create", "path": path, "file_text": text})
+
+
+def test_exit_codes(run_areev, db):
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
+    assert run_areev("cat", "/memories/b", "--db", db).returncode == 1
+    assert run_areev("frobnicate", "--db", db).returncode == 2
+    assert run_areev().returncode == 2
+    assert run_areev("cat", "/memories/a", "--db", db, "--ns", "bad name!").returncode == 2
+
+
+def test_corrupt_db_gives_exit_3_with_clear_message(run_areev, tmp_path):
+    bad = tmp_path / "corrupt.db"
+    bad.write_bytes(os.urandom(64 * 1024))
+    before = bad.read_bytes()
+    for args in (["memtool", json.dumps({"command": "view", "path": "/memories"})],
+                 ["history", "/memories/a"], ["cat", "/memories/a"], ["log"],
+                 ["add", "--subject", "a", "--relation", "r", "--object", "o"],
+                 ["recall", "--subject", "a"], ["restore", "/memories/a"]):
+        proc = run_areev(*args, "--db", str(bad))
+        assert proc.returncode == 3, (args, proc.stdout, proc.stderr)
+        assert proc.stdout == ""
+        assert "cannot open store" in proc.stderr and str(bad) in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+    assert bad.read_bytes() == before  # never "repaired" or truncated
+
+
+def test_truncated_real_store_is_not_silently_accepted(run_areev, db, tmp_path):
+    assert run_areev("memtool", create("/memories/a", "a" * 50_000), "--db", db).returncode == 0
+    data = open(db, "rb").read()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(data[:100] + os.urandom(len(data) - 100))
+    proc = run_areev("cat", "/memories/a", "--db", str(cut))
+    assert proc.returncode in (1, 3), proc.stderr
+    assert proc.stdout == "" and proc.stderr
+
+
+def test_foreign_sqlite_file_is_exit_3(run_areev, tmp_path):
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.execute("PRAGMA user_version = 999")
+    con.commit()
+    con.close()
+    proc = run_areev("log", "--db", str(other))
+    assert proc.returncode == 3, proc.stderr
+
+
+def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
+    missing = tmp_path / "missing.db"
+    for args in (["cat", "/memories/a"], ["history", "/memories/a"], ["log"],
+                 ["recall", "--subject", "x"], ["diff", "/memories/a"]):
+        proc = run_areev(*args, "--db", str(missing))
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert "cannot open store" in proc.stderr
+    assert not missing.exists()
+
+
+def test_db_path_is_a_directory(run_areev, tmp_path):
+    proc = run_areev("memtool", create("/memories/a", "a"), "--db", str(tmp_path))
+    assert proc.returncode == 3 and "cannot open store" in proc.stderr
+
+
+def test_missing_namespace_for_reads_is_exit_1(run_areev, db):
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
+    proc = run_areev("cat", "/memories/a", "--db", db, "--ns", "ghost")
+    assert proc.returncode == 1 and "namespace ghost" in proc.stderr
+
+
+def test_bad_input_loses_nothing(run_areev, db):
+    assert run_areev("memtool", create("/memories/a.md", "keep\n"), "--db", db).returncode == 0
+    hist = run_areev("history", "/memories/a.md", "--db", db, "--json").stdout
+    failing = [
+        json.dumps({"command": "str_replace", "path": "/memories/a.md", "old_str": "zzz",
+                    "new_str": "y"}),
+        json.dumps({"command": "insert", "path": "/memories/a.md", "insert_line": 99,
+                    "insert_text": "x"}),
+        json.dumps({"command": "create", "path": "/memories/a.md/child", "file_text": "x"}),
+        json.dumps({"command": "rename", "old_path": "/memories/a.md", "new_path": "/tmp/x"}),
+        json.dumps({"command": "delete", "path": "/memories"}),
+        json.dumps({"command": "nuke", "path": "/memories/a.md"}),
+        '{"command": "create", "path": "/memories/a.md", "file_text": ',
+        "[]",
+    ]
+    for cmd in failing:
+        proc = run_areev("memtool", cmd, "--db", db)
+        assert proc.returncode == 1, cmd
+        assert proc.stdout.startswith("Error: "), cmd
+    for cmd in ("--bogus", "--limit"):
+        assert run_areev("memtool", cmd, "--db", db).returncode == 2
+    assert run_areev("cat", "/memories/a.md", "--db", db).stdout == "keep\n"
+    assert run_areev("history", "/memories/a.md", "--db", db, "--json").stdout == hist

@@ -1,0 +1,204 @@
+"""`areev history`, `cat`, `diff` and `log` over memory-file version chains."""
+import json
+import re
+import subprocess
+
+import pytest
+
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
+
+
+def memtool(run_areev, db, ns="default", **cmd):
+    proc = run_areev("memtool", json.dumps(cmd), "--db", db, "--ns", ns)
+    assert proc.returncode == 0, (cmd, proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+@pytest.fixture
+def prefs(run_areev, db):
+    """/memories/prefs.md with three versions."""
+    memtool(run_areev, db, command="create", path="/memories/prefs.md",
+            file_text="Vegetarian.\nLikes tea.\n")
+    memtool(run_areev, db, command="str_replace", path="/memories/prefs.md",
+            old_str="tea", new_str="green tea")
+    memtool(run_areev, db, command="str_replace", path="/memories/prefs.md",
+            old_str="Vegetarian.", new_str="Vegan.")
+    return "/memories/prefs.md"
+
+
+def history_json(run_areev, db, *args):
+    proc = run_areev("history", *args, "--db", db, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_history_after_create_and_two_edits_shows_three_versions(run_areev, db, prefs):
+    versions = history_json(run_areev, db, "--subject", prefs, "--relation", "memory_file")
+    assert [v["version"] for v in versions] == [1, 2, 3]
+    assert [v["size"] for v in versions] == [len("Vegetarian.\nLikes tea.\n"),
+                                             len("Vegetarian.\nLikes green tea.\n"),
+                                             len("Vegan.\nLikes green tea.\n")]
+    for v in versions:
+        assert re.fullmatch(r"[0-9a-f]{64}", v["grain_id"])
+        assert ISO.match(v["created"]) and isinstance(v["created_ns"], int)
+        assert v["subject"] == prefs and v["relation"] == "memory_file"
+        assert v["op"] and not v["purged"]
+    assert versions[0]["supersedes"] is None
+    assert versions[1]["supersedes"] == versions[0]["grain_id"]
+    assert versions[2]["supersedes"] == versions[1]["grain_id"]
+    assert len({v["grain_id"] for v in versions}) == 3
+    assert versions[0]["created_ns"] <= versions[1]["created_ns"] <= versions[2]["created_ns"]
+
+
+def test_history_table_and_positional_path(run_areev, db, prefs):
+    proc = run_areev("history", prefs, "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:4] == ["VER", "GRAIN", "CREATED", "(UTC)"]
+    assert len(lines) == 4
+    ids = [v["grain_id"] for v in history_json(run_areev, db, prefs)]
+    for n, (line, gid) in enumerate(zip(lines[1:], ids), start=1):
+        cells = line.split()
+        assert cells[0] == str(n)
+        assert cells[1] == gid[:12]
+        assert re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", cells[2])
+        assert cells[-1] == prefs
+    # Same answer through --subject; a path that needs normalising is accepted.
+    assert run_areev("history", "--subject", prefs, "--db", db).stdout == proc.stdout
+
+
+def test_history_of_unknown_file_is_exit_1(run_areev, db, prefs):
+    proc = run_areev("history", "/memories/none.md", "--db", db)
+    assert proc.returncode == 1
+    assert proc.stdout == "" and "areev:" in proc.stderr
+
+
+def test_history_needs_a_subject(run_areev, db, prefs):
+    assert run_areev("history", "--db", db).returncode == 2
+    assert run_areev("history", "/etc/passwd", "--db", db).returncode == 2
+
+
+def test_cat_versions(areev_bin, run_areev, db, prefs):
+    assert run_areev("cat", prefs, "--db", db).stdout == "Vegan.\nLikes green tea.\n"
+    assert run_areev("cat", prefs, "--version", "1", "--db", db).stdout == \
+        "Vegetarian.\nLikes tea.\n"
+    assert run_areev("cat", prefs, "--version", "2", "--db", db).stdout == \
+        "Vegetarian.\nLikes green tea.\n"
+    versions = history_json(run_areev, db, prefs)
+    by_prefix = run_areev("cat", prefs, "--version", versions[0]["grain_id"][:10], "--db", db)
+    assert by_prefix.returncode == 0, by_prefix.stderr
+    assert by_prefix.stdout == "Vegetarian.\nLikes tea.\n"
+    missing = run_areev("cat", prefs, "--version", "7", "--db", db)
+    assert missing.returncode == 1 and missing.stdout == "" and missing.stderr
+
+
+def test_cat_is_byte_exact(areev_bin, db):
+    body = "no newline at end\r\n\ttab \u00e9\u6f22"
+    cmd = json.dumps({"command": "create", "path": "/memories/raw.txt", "file_text": body})
+    subprocess.run([areev_bin, "memtool", cmd, "--db", db], check=True, capture_output=True)
+    out = subprocess.run([areev_bin, "cat", "/memories/raw.txt", "--db", db], capture_output=True)
+    assert out.stdout == body.encode("utf-8")
+
+
+def test_cat_errors(run_areev, db, prefs):
+    assert run_areev("cat", "/memories/nope.md", "--db", db).returncode == 1
+    assert run_areev("cat", "/memories", "--db", db).returncode == 1  # a directory
+    assert run_areev("cat", "relative.md", "--db", db).returncode == 2
+    assert run_areev("cat", "--db", db).returncode == 2
+
+
+def test_diff_between_versions(run_areev, db, prefs):
+    versions = history_json(run_areev, db, prefs)
+    proc = run_areev("diff", prefs, "--from", "1", "--to", "3", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"--- {prefs}\tv1 {versions[0]['grain_id'][:12]} ")
+    assert lines[1].startswith(f"+++ {prefs}\tv3 {versions[2]['grain_id'][:12]} ")
+    assert lines[2:] == ["@@ -1,2 +1,2 @@", "-Vegetarian.", "-Likes tea.", "+Vegan.",
+                         "+Likes green tea."]
+
+
+def test_diff_defaults_and_identity(run_areev, db, prefs):
+    # Default --to is the newest version; default --from the one before it.
+    proc = run_areev("diff", prefs, "--db", db)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[2:] == ["@@ -1,2 +1,2 @@", "-Vegetarian.", "+Vegan.",
+                                            " Likes green tea."]
+    assert run_areev("diff", prefs, "--from", "2", "--db", db).stdout == proc.stdout
+    # Version 1 against nothing: every line added.
+    first = run_areev("diff", prefs, "--to", "1", "--db", db).stdout.splitlines()
+    assert first[0] == "--- /dev/null"
+    assert first[2:] == ["@@ -0,0 +1,2 @@", "+Vegetarian.", "+Likes tea."]
+    # Equal versions: no output, still success.
+    same = run_areev("diff", prefs, "--from", "2", "--to", "2", "--db", db)
+    assert same.returncode == 0 and same.stdout == ""
+    bad = run_areev("diff", prefs, "--from", "9", "--db", db)
+    assert bad.returncode == 1 and "9" in bad.stderr
+
+
+def test_diff_output_applies_with_patch(run_areev, db, tmp_path):
+    old = "".join(f"line {i}\n" for i in range(40))
+    new_lines = [f"line {i}\n" for i in range(40)]
+    new_lines[3] = "changed 3\n"
+    del new_lines[20:22]
+    new_lines.insert(30, "inserted\n")
+    new = "".join(new_lines) + "tail without newline"
+    memtool(run_areev, db, command="create", path="/memories/p.txt", file_text=old)
+    memtool(run_areev, db, command="create", path="/memories/p.txt", file_text=new)
+    diff = run_areev("diff", "/memories/p.txt", "--from", "1", "--to", "2", "--db", db).stdout
+    assert "\\ No newline at end of file" in diff
+    target = tmp_path / "p.txt"
+    target.write_text(old)
+    (tmp_path / "p.diff").write_text(diff)
+    subprocess.run(["patch", "-s", str(target), str(tmp_path / "p.diff")], check=True)
+    assert target.read_text() == new
+    # With unique lines the shortest script is unique: GNU diff -u agrees
+    # line for line (headers aside).
+    (tmp_path / "old.txt").write_text(old)
+    (tmp_path / "new.txt").write_text(new)
+    gnu = subprocess.run(["diff", "-u", str(tmp_path / "old.txt"), str(tmp_path / "new.txt")],
+                         capture_output=True, text=True)
+    assert gnu.stdout.splitlines()[2:] == diff.splitlines()[2:]
+
+
+def test_log_shows_ops_in_order(run_areev, db, prefs):
+    memtool(run_areev, db, command="rename", old_path=prefs, new_path="/memories/p2.md")
+    memtool(run_areev, db, command="delete", path="/memories/p2.md")
+    proc = run_areev("log", "--db", db, "--json")
+    assert proc.returncode == 0, proc.stderr
+    ops = json.loads(proc.stdout)
+    seqs = [op["seq"] for op in ops]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    for op in ops:
+        assert ISO.match(op["at"]) and op["ns"] == "default"
+    names = [op["op"] for op in ops]
+    # create -> two edits -> rename -> delete, in that order
+    file_ops = [op for op in ops if op["subject"] in (prefs, "/memories/p2.md")]
+    kinds = [op["op"] for op in file_ops]
+    assert len(file_ops) >= 5, names
+    assert kinds.index("rename") < kinds.index("delete")
+    rename = next(op for op in file_ops if op["op"] == "rename")
+    assert rename["subject"] == prefs and rename["new_subject"] == "/memories/p2.md"
+    first_three = [op for op in file_ops if op["subject"] == prefs and op["op"] != "rename"]
+    assert len({op["grain_id"] for op in first_three if op["grain_id"]}) >= 3
+
+    table = run_areev("log", "--db", db)
+    assert table.returncode == 0
+    rows = table.stdout.splitlines()
+    assert rows[0].split()[0] == "SEQ" and len(rows) == len(ops) + 1
+    assert "rename" in table.stdout and f"{prefs} -> /memories/p2.md" in table.stdout
+
+
+def test_log_filters(run_areev, db, prefs):
+    memtool(run_areev, db, ns="other", command="create", path="/memories/o.md", file_text="o")
+    everything = json.loads(run_areev("log", "--db", db, "--json").stdout)
+    assert {op["ns"] for op in everything} == {"default", "other"}
+    other = json.loads(run_areev("log", "--db", db, "--ns", "other", "--json").stdout)
+    assert other and {op["ns"] for op in other} == {"other"}
+    after = everything[1]["seq"]
+    tail = json.loads(run_areev("log", "--db", db, "--after", str(after), "--json").stdout)
+    assert [op["seq"] for op in tail] == [op["seq"] for op in everything if op["seq"] > after]
+    limited = json.loads(run_areev("log", "--db", db, "--limit", "2", "--json").stdout)
+    assert [op["seq"] for op in limited] == [op["seq"] for op in everything[:2]]
+    assert run_areev("log", "--db", db, "--limit", "many").returncode == 2
+    assert run_areev("log", "--db", db, "--ns", "ghost").returncode == 1

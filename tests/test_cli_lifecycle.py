@@ -1,0 +1,101 @@
+"""delete / restore / purge / rename through the CLI, and what they keep."""
+import json
+import pathlib
+
+import pytest
+
+
+def memtool(run_areev, db, expect=0, **cmd):
+    proc = run_areev("memtool", json.dumps(cmd), "--db", db)
+    assert proc.returncode == expect, (cmd, proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+def versions(run_areev, db, path):
+    proc = run_areev("history", path, "--db", db, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture
+def old_file(run_areev, db):
+    memtool(run_areev, db, command="create", path="/memories/old.md", file_text="first\n")
+    memtool(run_areev, db, command="create", path="/memories/old.md", file_text="second\n")
+    return "/memories/old.md"
+
+
+def test_delete_then_restore_brings_file_and_history_back(run_areev, db, old_file):
+    memtool(run_areev, db, command="delete", path=old_file)
+    assert run_areev("cat", old_file, "--db", db).returncode == 1
+    # The tombstoned chain is still visible to history, and says so.
+    hist = run_areev("history", old_file, "--db", db)
+    assert hist.returncode == 0 and "deleted" in hist.stdout
+    proc = run_areev("restore", old_file, "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"restored {old_file}\n"
+    assert run_areev("cat", old_file, "--db", db).stdout == "second\n"
+    assert run_areev("cat", old_file, "--version", "1", "--db", db).stdout == "first\n"
+    assert [v["version"] for v in versions(run_areev, db, old_file)][:2] == [1, 2]
+    view = memtool(run_areev, db, command="view", path="/memories")
+    assert "/memories/old.md" in view
+
+
+def test_restore_errors(run_areev, db, old_file):
+    # Nothing deleted there.
+    live = run_areev("restore", old_file, "--db", db)
+    assert live.returncode == 1 and "restore" in live.stderr
+    assert run_areev("restore", "/memories/never.md", "--db", db).returncode == 1
+    # The path was taken again after the delete.
+    memtool(run_areev, db, command="delete", path=old_file)
+    memtool(run_areev, db, command="create", path=old_file, file_text="new life\n")
+    taken = run_areev("restore", old_file, "--db", db)
+    assert taken.returncode == 1
+    assert run_areev("cat", old_file, "--db", db).stdout == "new life\n"  # nothing lost
+
+
+def test_purge_erases_bodies_for_good(run_areev, db, tmp_path):
+    marker = "PURGE-ME-7f3e9c1d-unique-marker"
+    memtool(run_areev, db, command="create", path="/memories/secret.md",
+            file_text=f"{marker} v1\n")
+    memtool(run_areev, db, command="str_replace", path="/memories/secret.md",
+            old_str="v1", new_str="v2")
+    memtool(run_areev, db, command="create", path="/memories/keep.md", file_text="keep me\n")
+    memtool(run_areev, db, command="delete", path="/memories/secret.md")
+    # Before purge the tombstoned bodies are still readable...
+    assert run_areev("cat", "/memories/secret.md", "--version", "1", "--db", db).returncode == 0
+    proc = run_areev("purge", "/memories/secret.md", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "purged /memories/secret.md\n"
+    gone = run_areev("cat", "/memories/secret.md", "--version", "1", "--db", db)
+    assert gone.returncode == 1 and gone.stdout == ""
+    assert run_areev("restore", "/memories/secret.md", "--db", db).returncode == 1
+    hist = versions(run_areev, db, "/memories/secret.md")
+    assert hist and all(v["purged"] for v in hist)
+    files = [p for p in pathlib.Path(tmp_path).iterdir() if p.name.startswith("agent.db")]
+    assert files
+    for f in files:
+        assert marker.encode() not in f.read_bytes(), f.name
+    # Other files are untouched.
+    assert run_areev("cat", "/memories/keep.md", "--db", db).stdout == "keep me\n"
+
+
+def test_purge_refuses_a_live_file(run_areev, db, old_file):
+    proc = run_areev("purge", old_file, "--db", db)
+    assert proc.returncode == 1 and proc.stderr
+    assert run_areev("cat", old_file, "--version", "1", "--db", db).stdout == "first\n"
+    assert run_areev("purge", "/memories/never.md", "--db", db).returncode == 1
+
+
+def test_rename_keeps_history_at_new_path(run_areev, db, old_file):
+    before = versions(run_areev, db, old_file)
+    out = memtool(run_areev, db, command="rename", old_path=old_file, new_path="/memories/new/n.md")
+    assert out == "Successfully renamed /memories/old.md to /memories/new/n.md"
+    after = versions(run_areev, db, "/memories/new/n.md")
+    assert [v["grain_id"] for v in after[:len(before)]] == [v["grain_id"] for v in before]
+    assert run_areev("cat", "/memories/new/n.md", "--version", "1", "--db", db).stdout == "first\n"
+    assert run_areev("cat", "/memories/new/n.md", "--db", db).stdout == "second\n"
+    assert run_areev("cat", old_file, "--db", db).returncode == 1
+    # A rename provenance grain, if recorded, points back at the old head.
+    extra = after[len(before):]
+    for v in extra:
+        assert v["derived_from"] in (None, before[-1]["grain_id"])

@@ -1,0 +1,158 @@
+"""`areev memtool`: single commands, stdin, --batch, namespaces, AREEV_DB."""
+import json
+import subprocess
+
+
+def create(path, text):
+    return json.dumps({"command": "create", "path": path, "file_text": text})
+
+
+def view(path):
+    return json.dumps({"command": "view", "path": path})
+
+
+def test_create_then_view_prints_content_verbatim(areev_bin, db):
+    out = subprocess.run([areev_bin, "memtool", create("/memories/prefs.md", "Vegetarian.\n"),
+                          "--db", db], capture_output=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == b"File created successfully at: /memories/prefs.md"  # no newline added
+    assert out.stderr == b""
+    out = subprocess.run([areev_bin, "memtool", view("/memories/prefs.md"), "--db", db],
+                         capture_output=True)
+    assert out.returncode == 0
+    assert out.stdout == (b"Here's the content of /memories/prefs.md with line numbers:\n"
+                          b"     1\tVegetarian.\n     2\t")
+
+
+def test_tool_error_exits_1_with_error_content_on_stdout(run_areev, db):
+    proc = run_areev("memtool", view("/memories/missing.md"), "--db", db)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("Error: ")
+    assert "/memories/missing.md" in proc.stdout
+
+
+def test_hostile_path_is_a_tool_error_not_a_crash(run_areev, db):
+    proc = run_areev("memtool", create("/memories/../etc/passwd", "x"), "--db", db)
+    assert proc.returncode == 1
+    assert proc.stdout == "Error: Path /memories/../etc/passwd would escape /memories directory"
+
+
+def test_malformed_json_is_a_tool_error(run_areev, db):
+    proc = run_areev("memtool", '{"command": "view", "path": ', "--db", db)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("Error: ")
+
+
+def test_command_from_stdin(areev_bin, db):
+    body = "x" * 300_000 + "\n"  # larger than one argv string may be
+    cmd = create("/memories/big.txt", body).encode()
+    proc = subprocess.run([areev_bin, "memtool", "-", "--db", db], input=cmd, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([areev_bin, "cat", "/memories/big.txt", "--db", db], capture_output=True)
+    assert proc.stdout == body.encode()
+
+
+def test_batch_one_result_line_per_command(run_areev, db):
+    lines = [
+        create("/memories/a.md", "one\ntwo\n"),
+        "",  # blank lines are skipped
+        json.dumps({"command": "str_replace", "path": "/memories/a.md", "old_str": "two",
+                    "new_str": "2"}),
+        "{not json",
+        "   ",
+        view("/memories/a.md"),
+        view("/memories/nope"),
+    ]
+    proc = run_areev("memtool", "--batch", "--db", db, input="\n".join(lines) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(results) == 5
+    assert results[0] == {"content": "File created successfully at: /memories/a.md",
+                          "is_error": False}
+    assert results[1]["is_error"] is False
+    assert results[2]["is_error"] is True and results[2]["content"].startswith("Error: ")
+    assert results[3] == {"content": "Here's the content of /memories/a.md with line numbers:\n"
+                                     "     1\tone\n     2\t2\n     3\t", "is_error": False}
+    assert results[4]["is_error"] is True
+
+
+def test_batch_without_trailing_newline_and_crlf(run_areev, db):
+    proc = run_areev("memtool", "--batch", "--db", db,
+                     input=create("/memories/a", "x") + "\r\n" + view("/memories/a"))
+    assert proc.returncode == 0
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["is_error"] for r in results] == [False, False]
+    assert results[1]["content"].endswith("     1\tx")
+
+
+def test_batch_empty_input_prints_nothing(run_areev, db):
+    proc = run_areev("memtool", "--batch", "--db", db, input="")
+    assert proc.returncode == 0
+    assert proc.stdout == ""
+
+
+def test_usage_errors_exit_2(run_areev, db):
+    assert run_areev("memtool", "--db", db).returncode == 2  # no command
+    proc = run_areev("memtool", view("/memories"), "--batch", "--db", db, input="")
+    assert proc.returncode == 2
+    assert "areev:" in proc.stderr and proc.stdout == ""
+    proc = run_areev("memtool", view("/memories"), "--no-such-flag", "--db", db)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+
+
+def test_namespaces_isolate(run_areev, db):
+    assert run_areev("memtool", create("/memories/a.md", "A"), "--db", db,
+                     "--ns", "assistant").returncode == 0
+    other = run_areev("memtool", view("/memories"), "--db", db, "--ns", "other")
+    assert other.returncode == 0
+    assert "a.md" not in other.stdout
+    mine = run_areev("memtool", view("/memories"), "--db", db, "--ns", "assistant")
+    assert "/memories/a.md" in mine.stdout
+    # The default namespace is "default", also separate.
+    assert "a.md" not in run_areev("memtool", view("/memories"), "--db", db).stdout
+    assert run_areev("cat", "/memories/a.md", "--db", db, "--ns", "other").returncode == 1
+    assert run_areev("cat", "/memories/a.md", "--db", db, "--ns", "assistant").stdout == "A"
+
+
+def test_global_options_before_or_after_subcommand(run_areev, db):
+    assert run_areev("--db", db, "--ns", "n1", "memtool",
+                     create("/memories/x", "1")).returncode == 0
+    assert run_areev("memtool", view("/memories/x"), "--ns", "n1", "--db", db).returncode == 0
+
+
+def test_areev_db_env_is_honoured(run_areev, tmp_path):
+    env_db = str(tmp_path / "from-env.db")
+    proc = run_areev("memtool", create("/memories/e.md", "env"), env={"AREEV_DB": env_db})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "from-env.db").exists()
+    assert run_areev("cat", "/memories/e.md", env={"AREEV_DB": env_db}).stdout == "env"
+    # --db wins over the environment.
+    other = str(tmp_path / "flag.db")
+    assert run_areev("memtool", create("/memories/f.md", "flag"), "--db", other,
+                     env={"AREEV_DB": env_db}).returncode == 0
+    assert run_areev("cat", "/memories/f.md", env={"AREEV_DB": env_db}).returncode == 1
+
+
+def test_default_db_is_agent_db_in_cwd(areev_bin, tmp_path):
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "AREEV_DB"}
+    proc = subprocess.run([areev_bin, "memtool", create("/memories/d", "d")], cwd=tmp_path,
+                          env=env, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "agent.db").exists()
+
+
+def test_durable_mode_writes_and_reads(run_areev, db):
+    proc = run_areev("memtool", create("/memories/d.md", "durable\n"), "--db", db, "--durable")
+    assert proc.returncode == 0, proc.stderr
+    assert run_areev("cat", "/memories/d.md", "--db", db, "--durable").stdout == "durable\n"
+
+
+def test_help_exits_0(run_areev):
+    proc = run_areev("--help")
+    assert proc.returncode == 0
+    for name in ["memtool", "history", "cat", "diff", "log", "restore", "purge", "add", "recall",
+                 "mount", "umount"]:
+        assert name in proc.stdout
+    assert run_areev("memtool", "--help").returncode == 0

@@ -1,0 +1,84 @@
+"""`areev mount` / `areev umount` end to end on a real FUSE mount."""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+pytestmark = [
+    pytest.mark.uses_fuse,
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or shutil.which("fusermount3") is None,
+                       reason="needs /dev/fuse and fusermount3"),
+]
+
+
+def wait_mounted(path, proc, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.ismount(path):
+            return
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f"areev mount exited {proc.returncode}: {proc.stderr.read()}")
+        time.sleep(0.1)
+    pytest.fail("mount did not come up")
+
+
+def force_unmount(path):
+    if os.path.ismount(path):
+        subprocess.run(["fusermount3", "-u", "-z", path], capture_output=True)
+
+
+def test_mount_foreground_edit_and_umount(areev_bin, run_areev, db, tmp_path):
+    cmd = json.dumps({"command": "create", "path": "/memories/prefs.md", "file_text": "v1\n"})
+    assert run_areev("memtool", cmd, "--db", db, "--ns", "assistant").returncode == 0
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    proc = subprocess.Popen([areev_bin, "mount", str(mnt), "--db", db, "--ns", "assistant", "-f"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_mounted(str(mnt), proc)
+        assert (mnt / "prefs.md").read_text() == "v1\n"
+        (mnt / "prefs.md").write_text("v2\n")
+        (mnt / "new.md").write_text("made through the mount\n")
+        umount = run_areev("umount", str(mnt))
+        assert umount.returncode == 0, umount.stderr
+        assert proc.wait(timeout=20) == 0, proc.stderr.read()
+    finally:
+        force_unmount(str(mnt))
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not os.path.ismount(str(mnt))
+    assert run_areev("cat", "/memories/prefs.md", "--db", db, "--ns", "assistant").stdout == "v2\n"
+    assert run_areev("cat", "/memories/prefs.md", "--version", "1", "--db", db,
+                     "--ns", "assistant").stdout == "v1\n"
+    assert run_areev("cat", "/memories/new.md", "--db", db,
+                     "--ns", "assistant").stdout == "made through the mount\n"
+
+
+def test_mount_daemonizes_and_umount(areev_bin, run_areev, db, tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        proc = run_areev("mount", str(mnt), "--db", db, "-o", "default_permissions")
+        assert proc.returncode == 0, proc.stderr
+        wait_mounted(str(mnt), None)
+        (mnt / "d.md").write_text("daemon\n")
+        assert run_areev("umount", str(mnt)).returncode == 0
+        deadline = time.monotonic() + 10
+        while os.path.ismount(str(mnt)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not os.path.ismount(str(mnt))
+    finally:
+        force_unmount(str(mnt))
+    assert run_areev("cat", "/memories/d.md", "--db", db).stdout == "daemon\n"
+
+
+def test_mount_usage_errors(run_areev, db, tmp_path):
+    assert run_areev("mount", "--db", db).returncode == 2  # no mountpoint
+    missing = run_areev("mount", str(tmp_path / "nope"), "--db", db, "-f")
+    assert missing.returncode != 0 and missing.stderr
+    assert run_areev("umount").returncode == 2
+    assert run_areev("umount", str(tmp_path)).returncode == 1  # not mounted
