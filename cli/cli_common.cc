@@ -2,6 +2,8 @@
 #include "cli_common.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -52,8 +54,12 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session, int
     // "the store cannot be opened"; only a bad argument stays a usage error.
     *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
                                                                        : kExitStore;
-    Fail(*exit_code, fmt::format("cannot open store {}: {}", global.db,
-                                 st.message().empty() ? st.ToString() : st.message()));
+    std::string why = st.message().empty() ? st.ToString() : st.message();
+    std::error_code ec;
+    if (access == Access::kReadOnly && !std::filesystem::exists(global.db, ec)) {
+      why = "no such file (only commands that write create a store)";
+    }
+    Fail(*exit_code, fmt::format("cannot open store {}: {}", global.db, why));
     return false;
   }
   session->store = std::move(opened).value();

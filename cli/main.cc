@@ -1,6 +1,7 @@
 // areev: the command line of the areev memory store. Parses arguments with
 // CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -13,11 +14,10 @@ int main(int argc, char** argv) {
   CLI::App app{"areev: a versioned memory store for Anthropic's memory tool", "areev"};
   app.require_subcommand(1);
   app.fallthrough();  // --db/--ns/--durable may follow the subcommand
-  CLI::Option* db = app.add_option("--db", global.db, "Store file (default: $AREEV_DB, else ./agent.db)")
-                        ->envname("AREEV_DB");
+  app.add_option("--db", global.db, "Store file (default: $AREEV_DB, else ./agent.db)")
+      ->envname("AREEV_DB");
   CLI::Option* ns = app.add_option("--ns", global.ns, "Namespace (default: default)");
   app.add_flag("--durable", global.durable, "fsync every acknowledged write (Durability::kFull)");
-  (void)db;
 
   std::vector<cli::Command> commands;
   cli::AddMemtoolCommand(app, global, &commands);
@@ -33,7 +33,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "areev: %s\nRun with --help for usage.\n", e.what());
+    const std::vector<std::string> rest = app.remaining();
+    if (app.get_subcommands().empty() && !rest.empty()) {
+      std::fprintf(stderr, "areev: unknown command '%s'\nRun with --help for usage.\n",
+                   rest.front().c_str());
+    } else {
+      std::fprintf(stderr, "areev: %s\nRun with --help for usage.\n", e.what());
+    }
     return cli::kExitUsage;
   }
   global.ns_given = ns->count() > 0;
