@@ -32,6 +32,7 @@ bool ReadAllStdin(std::string* out) {
 }
 
 int RunBatch(memtool::MemoryTool& tool) {
+  std::ios::sync_with_stdio(false);  // stdin is only read through std::cin
   std::string line;
   while (std::getline(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
