@@ -1,0 +1,182 @@
+// MemoryTool::Execute: JSON decoding, parameter checks (contract C21), path
+// validation (C4-C8, C18) and dispatch to the command handlers.
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "grainstore/path.h"
+#include "memtool/memtool.h"
+
+namespace memtool {
+namespace {
+
+using internal::Failure;
+using nlohmann::json;
+
+// Strict UTF-8 check (no overlongs, surrogates or code points past U+10FFFF).
+bool IsValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int extra;
+    std::uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2, cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= extra) return false;
+    for (int i = 1; i <= extra; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    p += extra + 1;
+  }
+  return true;
+}
+
+ToolResult MissingParam(std::string_view name, std::string_view command) {
+  std::string msg = "Parameter `";
+  msg.append(name);
+  msg.append("` is required for command: ");
+  msg.append(command);
+  return Failure(std::move(msg));
+}
+
+// The string parameter `name`, or nullptr if it is absent or not a string.
+const std::string* StringParam(const json& doc, const char* name) {
+  const auto it = doc.find(name);
+  if (it == doc.end() || !it->is_string()) return nullptr;
+  return &it->get_ref<const std::string&>();
+}
+
+// An integer JSON value clamped to int64 (integers above INT64_MAX become it).
+std::int64_t ClampedInt(const json& value) {
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    return u > kMax ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(u);
+  }
+  return value.get<std::int64_t>();
+}
+
+// view_range applies only as an array of exactly two integers (C11).
+std::optional<internal::ViewRange> ParseViewRange(const json& doc) {
+  const auto it = doc.find("view_range");
+  if (it == doc.end() || !it->is_array() || it->size() != 2) return std::nullopt;
+  const json& a = (*it)[0];
+  const json& b = (*it)[1];
+  if (!a.is_number_integer() || !b.is_number_integer()) return std::nullopt;
+  return internal::ViewRange{ClampedInt(a), ClampedInt(b)};
+}
+
+// Validates a path argument; on failure fills `error` with the C4-C7 message.
+std::optional<internal::PathArg> ParsePath(const std::string& raw, ToolResult* error) {
+  grainstore::Result<grainstore::MemoryPath> parsed = grainstore::ParseMemoryPath(raw);
+  if (!parsed.has_value()) {
+    *error = Failure(parsed.error().message());
+    return std::nullopt;
+  }
+  return internal::PathArg{raw, std::move(parsed).value()};
+}
+
+// Runs one decoded command object.
+ToolResult Dispatch(const internal::Target& target, const json& doc) {
+  const std::string* command_ptr = StringParam(doc, "command");
+  if (command_ptr == nullptr) return Failure("Parameter `command` is required");
+  const std::string& command = *command_ptr;
+  const bool is_rename = command == "rename";
+  if (command != "view" && command != "create" && command != "str_replace" &&
+      command != "insert" && command != "delete" && !is_rename) {
+    return Failure("Unknown command: " + command);
+  }
+
+  // Required parameters, in the order of contract section 4.
+  const std::string* path_raw = StringParam(doc, is_rename ? "old_path" : "path");
+  if (path_raw == nullptr) return MissingParam(is_rename ? "old_path" : "path", command);
+  const std::string* second = nullptr;
+  const json* insert_line = nullptr;
+  if (command == "create") {
+    if ((second = StringParam(doc, "file_text")) == nullptr) return MissingParam("file_text", command);
+  } else if (command == "str_replace") {
+    if ((second = StringParam(doc, "old_str")) == nullptr) return MissingParam("old_str", command);
+  } else if (command == "insert") {
+    const auto it = doc.find("insert_line");
+    if (it == doc.end() || !it->is_number_integer()) return MissingParam("insert_line", command);
+    insert_line = &*it;
+    if ((second = StringParam(doc, "insert_text")) == nullptr) {
+      return MissingParam("insert_text", command);
+    }
+  } else if (is_rename) {
+    if ((second = StringParam(doc, "new_path")) == nullptr) return MissingParam("new_path", command);
+  }
+  std::string_view new_str;
+  if (command == "str_replace") {
+    const auto it = doc.find("new_str");
+    if (it != doc.end() && !it->is_null()) {
+      if (!it->is_string()) return Failure("Parameter `new_str` must be a string for command: str_replace");
+      new_str = it->get_ref<const std::string&>();
+    }
+  }
+
+  ToolResult error;
+  const std::optional<internal::PathArg> path = ParsePath(*path_raw, &error);
+  if (!path) return error;
+  if (command == "view") return internal::View(target, *path, ParseViewRange(doc));
+  if (command == "create") return internal::Create(target, *path, *second);
+  if (command == "str_replace") return internal::StrReplace(target, *path, *second, new_str);
+  if (command == "insert") {
+    return internal::Insert(target, *path, {ClampedInt(*insert_line), insert_line->dump()}, *second);
+  }
+  if (command == "delete") return internal::Delete(target, *path);
+  const std::optional<internal::PathArg> to = ParsePath(*second, &error);
+  if (!to) return error;
+  return internal::Rename(target, *path, *to);
+}
+
+}  // namespace
+
+MemoryTool::MemoryTool(grainstore::Store* store, grainstore::NsId ns) : store_(store), ns_(ns) {}
+
+ToolResult MemoryTool::Execute(std::string_view json_command) {
+  try {
+    if (json_command.size() > kMaxInputBytes) {
+      return Failure("Input is too large (limit " + std::to_string(kMaxInputBytes) + " bytes)");
+    }
+    const json doc = json::parse(json_command.begin(), json_command.end(), nullptr,
+                                 /*allow_exceptions=*/false);
+    if (doc.is_discarded()) {
+      return Failure(IsValidUtf8(json_command) ? "Input is not valid JSON"
+                                               : "Input is not valid UTF-8");
+    }
+    if (!doc.is_object()) return Failure("Input must be a JSON object");
+    return Dispatch(internal::Target{store_, ns_}, doc);
+  } catch (const std::bad_alloc&) {
+    return Failure("Out of memory");
+  } catch (...) {
+    // Nothing below throws by design; this keeps the no-throw promise if a
+    // dependency ever does.
+    return Failure("Internal error");
+  }
+}
+
+}  // namespace memtool

@@ -1,0 +1,209 @@
+// `str_replace` (C13, C14) and `insert` (C15, C16): read-modify-write edits run
+// inside one store write transaction through Store::EditFile.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "commands.h"
+#include "format.h"
+#include "grainstore/options.h"
+
+namespace memtool::internal {
+namespace {
+
+using grainstore::Status;
+using grainstore::StatusCode;
+
+// Carries the message of a rule violation found inside the edit callback; the
+// callback returns a non-OK Status so the store aborts without writing.
+struct EditOutcome {
+  bool rejected = false;
+  std::string message;
+  std::string content;  // success text, built while the new body is at hand
+};
+
+Status Reject(EditOutcome* outcome, std::string message) {
+  outcome->rejected = true;
+  outcome->message = std::move(message);
+  return Status::Conflict("memtool edit rejected");
+}
+
+// First byte offset >= from where `needle` (non-empty) occurs, or npos.
+// glibc's memmem is linear-time (two-way), so hostile inputs cannot stall.
+std::size_t Find(std::string_view hay, std::string_view needle, std::size_t from) {
+  if (from > hay.size() || hay.size() - from < needle.size()) return std::string_view::npos;
+  const void* hit = memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
+  return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - hay.data())
+             : std::string_view::npos;
+}
+
+// Appends the 1-based line of every position in `starts` order; `next` yields
+// ascending byte offsets and npos at the end.
+template <typename NextFn>
+void AppendMatchLines(std::string* out, std::string_view hay, std::size_t first, NextFn next) {
+  std::size_t line = 1;
+  std::size_t counted_to = 0;
+  bool any = false;
+  for (std::size_t pos = first; pos != std::string_view::npos; pos = next(pos)) {
+    for (const char* p = hay.data() + counted_to;;) {
+      const void* hit = std::memchr(p, '\n', hay.data() + pos - p);
+      if (!hit) break;
+      ++line;
+      p = static_cast<const char*>(hit) + 1;
+    }
+    counted_to = pos;
+    if (any) out->append(", ");
+    out->append(std::to_string(line));
+    any = true;
+  }
+}
+
+// Builds the ambiguity message for `old_str` occurring more than once.
+std::string AmbiguousMessage(std::string_view current, std::string_view old_str) {
+  std::string msg = "No replacement was performed. Multiple occurrences of old_str `";
+  msg.append(old_str);
+  msg.append("` in lines: ");
+  if (old_str.empty()) {
+    // Every code point boundary, and the end, is a match (Python's str.find).
+    auto next = [current](std::size_t pos) -> std::size_t {
+      if (pos >= current.size()) return std::string_view::npos;
+      ++pos;
+      while (pos < current.size() && (static_cast<unsigned char>(current[pos]) & 0xC0) == 0x80) ++pos;
+      return pos;
+    };
+    AppendMatchLines(&msg, current, 0, next);
+  } else {
+    auto next = [current, old_str](std::size_t pos) { return Find(current, old_str, pos + 1); };
+    AppendMatchLines(&msg, current, Find(current, old_str, 0), next);
+  }
+  msg.append(". Please ensure it is unique");
+  return msg;
+}
+
+Status ReplaceOnce(const PathArg& p, std::string_view old_str, std::string_view new_str,
+                   std::string_view current, std::string* next, EditOutcome* outcome) {
+  const std::size_t at = old_str.empty() ? (current.empty() ? 0 : std::string_view::npos)
+                                         : Find(current, old_str, 0);
+  const bool unique = old_str.empty()
+                          ? current.empty()
+                          : at != std::string_view::npos &&
+                                Find(current, old_str, at + old_str.size()) == std::string_view::npos;
+  if (at == std::string_view::npos && !old_str.empty()) {
+    std::string msg = "No replacement was performed, old_str `";
+    msg.append(old_str);
+    msg.append("` did not appear verbatim in ");
+    msg.append(p.raw);
+    msg.append(".");
+    return Reject(outcome, std::move(msg));
+  }
+  if (!unique) return Reject(outcome, AmbiguousMessage(current, old_str));
+  if (current.size() - old_str.size() + new_str.size() > grainstore::Limits::kMaxBodyBytes) {
+    return Reject(outcome, TooLargeMessage(p.raw));
+  }
+  next->clear();
+  next->reserve(current.size() - old_str.size() + new_str.size());
+  next->append(current.substr(0, at));
+  next->append(new_str);
+  next->append(current.substr(at + old_str.size()));
+
+  // Snippet: two lines either side of the line where the match started.
+  const auto k = static_cast<std::size_t>(std::count(current.begin(), current.begin() + at, '\n'));
+  const std::size_t first = k >= 2 ? k - 2 : 0;
+  outcome->content.assign(
+      "The memory file has been edited. Here is the snippet showing the change (with line "
+      "numbers):\n");
+  AppendNumberedLines(&outcome->content, *next, first, k + 3 - first);
+  return Status::Ok();
+}
+
+// Runs `edit` through Store::EditFile and maps the outcome; `not_exist` is the
+// command's missing-file message.
+template <typename EditBody>
+ToolResult RunEdit(const Target& t, const PathArg& p, const std::string& not_exist, EditBody edit) {
+  if (p.path.is_root()) return Failure(not_exist);
+  EditOutcome outcome;
+  grainstore::Result<grainstore::WriteResult> written = t.store->EditFile(
+      t.ns, p.path.key, [&](std::string_view current, std::string* next) {
+        outcome = EditOutcome();
+        return edit(current, next, &outcome);
+      });
+  if (written.has_value()) return Success(std::move(outcome.content));
+  if (outcome.rejected) return Failure(std::move(outcome.message));
+  switch (written.error().code()) {
+    case StatusCode::kNotFound:
+    case StatusCode::kIsADirectory:
+    case StatusCode::kNotADirectory:
+      return Failure(not_exist);
+    case StatusCode::kTooLarge:
+      return Failure(TooLargeMessage(p.raw));
+    default:
+      return StorageFailure(p.raw, written.error());
+  }
+}
+
+Status InsertAt(const PathArg& p, const InsertLine& line, std::string_view insert_text,
+                std::string_view current, std::string* next, EditOutcome* outcome) {
+  const bool terminated = !current.empty() && current.back() == '\n';
+  const auto n_lines = static_cast<std::int64_t>(
+      current.empty() ? 0 : std::count(current.begin(), current.end(), '\n') + (terminated ? 0 : 1));
+  if (line.value < 0 || line.value > n_lines) {
+    std::string msg = "Invalid `insert_line` parameter: ";
+    msg.append(line.text);
+    msg.append(". It should be within the range of lines of the file: [0, ");
+    msg.append(std::to_string(n_lines));
+    msg.append("]");
+    return Reject(outcome, std::move(msg));
+  }
+  std::string_view text = insert_text;
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  const std::string_view lines = terminated ? current.substr(0, current.size() - 1) : current;
+  if (lines.size() + text.size() + 2 > grainstore::Limits::kMaxBodyBytes) {
+    return Reject(outcome, TooLargeMessage(p.raw));
+  }
+  next->clear();
+  next->reserve(lines.size() + text.size() + 2);
+  const auto index = static_cast<std::size_t>(line.value);
+  if (index == 0) {
+    next->append(text);
+    if (n_lines > 0) next->append("\n").append(lines);
+  } else if (line.value == n_lines) {
+    next->append(lines).append("\n").append(text);
+  } else {
+    const std::size_t split = LineStart(lines, index);
+    next->append(lines.substr(0, split)).append(text).append("\n").append(lines.substr(split));
+  }
+  if (next->empty() || next->back() != '\n') next->push_back('\n');
+  outcome->content = "The file ";
+  outcome->content.append(p.raw);
+  outcome->content.append(" has been edited.");
+  return Status::Ok();
+}
+
+}  // namespace
+
+ToolResult StrReplace(const Target& t, const PathArg& p, std::string_view old_str,
+                      std::string_view new_str) {
+  std::string not_exist = "The path ";
+  not_exist.append(p.raw);
+  not_exist.append(" does not exist. Please provide a valid path.");
+  return RunEdit(t, p, not_exist,
+                 [&](std::string_view current, std::string* next, EditOutcome* outcome) {
+                   return ReplaceOnce(p, old_str, new_str, current, next, outcome);
+                 });
+}
+
+ToolResult Insert(const Target& t, const PathArg& p, const InsertLine& line,
+                  std::string_view insert_text) {
+  std::string not_exist = "The path ";
+  not_exist.append(p.raw);
+  not_exist.append(" does not exist");
+  return RunEdit(t, p, not_exist,
+                 [&](std::string_view current, std::string* next, EditOutcome* outcome) {
+                   return InsertAt(p, line, insert_text, current, next, outcome);
+                 });
+}
+
+}  // namespace memtool::internal

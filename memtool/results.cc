@@ -1,0 +1,77 @@
+// Result constructors and store-status mapping shared by the commands, and
+// the JSON-line serialiser.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "grainstore/options.h"
+#include "grainstore/path.h"
+#include "memtool/memtool.h"
+
+namespace memtool {
+namespace internal {
+
+ToolResult Success(std::string content) {
+  ToolResult result;
+  result.content = std::move(content);
+  return result;
+}
+
+ToolResult Failure(std::string message) {
+  ToolResult result;
+  result.is_error = true;
+  result.content.reserve(7 + message.size());
+  result.content.append("Error: ");
+  result.content.append(message);
+  result.message = std::move(message);
+  return result;
+}
+
+ToolResult StorageFailure(std::string_view raw, const grainstore::Status& status) {
+  std::string msg = "Storage operation failed for ";
+  msg.append(raw);
+  msg.append(" (");
+  msg.append(grainstore::StatusCodeName(status.code()));
+  msg.append(")");
+  return Failure(std::move(msg));
+}
+
+std::string TooLargeMessage(std::string_view raw) {
+  std::string msg = "File ";
+  msg.append(raw);
+  msg.append(" would exceed the size limit of ");
+  msg.append(std::to_string(grainstore::Limits::kMaxBodyBytes));
+  msg.append(" bytes");
+  return msg;
+}
+
+bool IsReserved(const grainstore::MemoryPath& path) {
+  return !path.segments.empty() && path.segments.front() == grainstore::kHistoryDirName;
+}
+
+std::string ReservedMessage(std::string_view raw) {
+  std::string msg = "Path ";
+  msg.append(raw);
+  msg.append(" is reserved for version history");
+  return msg;
+}
+
+}  // namespace internal
+
+std::string ToJsonLine(const ToolResult& result) {
+  // Invalid UTF-8 in content becomes U+FFFD instead of throwing.
+  const std::string content = nlohmann::json(result.content)
+                                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string line;
+  line.reserve(content.size() + 40);
+  line.append("{\"content\": ");
+  line.append(content);
+  line.append(result.is_error ? ", \"is_error\": true}" : ", \"is_error\": false}");
+  return line;
+}
+
+}  // namespace memtool
