@@ -1,0 +1,177 @@
+#include "binding_core.h"
+
+#include <cstdio>
+#include <ctime>
+#include <utility>
+
+#include "grainstore/path.h"
+
+namespace areev_binding {
+
+struct Handle::Shared {
+  std::unique_ptr<grainstore::Store> store;
+  grainstore::NsId ns = 0;
+  std::unique_ptr<memtool::MemoryTool> tool;
+};
+
+namespace {
+
+ErrorKind KindOf(const grainstore::Status& status) {
+  switch (status.code()) {
+    case grainstore::StatusCode::kOk:
+      return ErrorKind::kNone;
+    case grainstore::StatusCode::kNotFound:
+      return ErrorKind::kNotFound;
+    case grainstore::StatusCode::kInvalidArgument:
+    case grainstore::StatusCode::kIsADirectory:
+    case grainstore::StatusCode::kNotADirectory:
+      return ErrorKind::kInvalid;
+    default:
+      return ErrorKind::kStore;
+  }
+}
+
+void Fail(const grainstore::Status& status, BindingError* error) {
+  error->kind = KindOf(status);
+  error->message = status.message().empty() ? status.ToString() : status.message();
+}
+
+}  // namespace
+
+std::string FormatIsoUtc(std::int64_t ns) {
+  std::int64_t secs = ns / 1'000'000'000;
+  std::int64_t rem = ns % 1'000'000'000;
+  if (rem < 0) {
+    rem += 1'000'000'000;
+    --secs;
+  }
+  std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(rem / 1000));
+  return buf;
+}
+
+Handle::Handle(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
+
+std::unique_ptr<Handle> Handle::Open(const std::string& path, std::string_view ns,
+                                     bool durable, BindingError* error) {
+  grainstore::Options options;
+  options.durability =
+      durable ? grainstore::Durability::kFull : grainstore::Durability::kNormal;
+  auto store = grainstore::Store::Open(path, options);
+  if (!store.has_value()) {
+    Fail(store.error(), error);
+    if (error->kind != ErrorKind::kInvalid) error->kind = ErrorKind::kStore;
+    return nullptr;
+  }
+  auto ns_id = (*store)->Namespace(ns);
+  if (!ns_id.has_value()) {
+    Fail(ns_id.error(), error);
+    return nullptr;
+  }
+  auto shared = std::make_shared<Shared>();
+  shared->store = std::move(store).value();
+  shared->ns = *ns_id;
+  shared->tool = std::make_unique<memtool::MemoryTool>(shared->store.get(), shared->ns);
+  return std::unique_ptr<Handle>(new Handle(std::move(shared)));
+}
+
+std::shared_ptr<Handle::Shared> Handle::Acquire(BindingError* error) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!shared_) {
+    error->kind = ErrorKind::kClosed;
+    error->message = "the Areev handle is closed";
+  }
+  return shared_;
+}
+
+std::unique_ptr<Handle> Handle::Pin(BindingError* error) const {
+  auto shared = Acquire(error);
+  if (!shared) return nullptr;
+  return std::unique_ptr<Handle>(new Handle(std::move(shared)));
+}
+
+bool Handle::Close() {
+  std::shared_ptr<Shared> last;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!shared_) return false;
+    last = std::move(shared_);
+  }
+  // `last` drops here, outside the lock: closing the store may wait on SQLite.
+  return true;
+}
+
+bool Handle::closed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return shared_ == nullptr;
+}
+
+std::string Handle::MemoryTool(std::string_view json, BindingError* error) {
+  auto shared = Acquire(error);
+  if (!shared) return {};
+  memtool::ToolResult result = shared->tool->Execute(json);
+  if (result.is_error) {
+    error->kind = ErrorKind::kTool;
+    error->message = std::move(result.message);
+    return {};
+  }
+  return std::move(result.content);
+}
+
+std::vector<VersionRow> Handle::History(std::string_view path, BindingError* error) {
+  std::vector<VersionRow> rows;
+  auto shared = Acquire(error);
+  if (!shared) return rows;
+  auto parsed = grainstore::ParseMemoryPath(path);
+  if (!parsed.has_value()) {
+    Fail(parsed.error(), error);
+    error->kind = ErrorKind::kInvalid;
+    return rows;
+  }
+  auto versions = shared->store->History(shared->ns, parsed->key);
+  if (!versions.has_value()) {
+    Fail(versions.error(), error);
+    return rows;
+  }
+  rows.reserve(versions->size());
+  for (const grainstore::VersionInfo& v : *versions) {
+    VersionRow row;
+    row.version = v.seq;
+    row.grain_id = v.grain_id;
+    row.created = FormatIsoUtc(v.created_ns);
+    row.created_ns = v.created_ns;
+    row.size = v.size;
+    row.op = v.op;
+    row.subject = v.subject;
+    row.transient = v.transient;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string Handle::Read(std::string_view path, std::string_view version,
+                         BindingError* error) {
+  auto shared = Acquire(error);
+  if (!shared) return {};
+  auto parsed = grainstore::ParseMemoryPath(path);
+  if (!parsed.has_value()) {
+    Fail(parsed.error(), error);
+    error->kind = ErrorKind::kInvalid;
+    return {};
+  }
+  auto body = version.empty()
+                  ? shared->store->ReadFile(shared->ns, parsed->key)
+                  : shared->store->ReadVersion(shared->ns, parsed->key, version);
+  if (!body.has_value()) {
+    Fail(body.error(), error);
+    return {};
+  }
+  return std::move(body).value();
+}
+
+}  // namespace areev_binding

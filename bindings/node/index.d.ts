@@ -1,0 +1,49 @@
+// Types for @areev/areev.
+
+export interface Version {
+  version: number;
+  grainId: string;
+  /** ISO 8601 UTC, microsecond precision. */
+  created: string;
+  /** Nanoseconds since the Unix epoch. */
+  createdNs: bigint;
+  size: number;
+  op: string;
+  subject: string;
+  transient: boolean;
+}
+
+export interface AreevOptions {
+  /** fsync every write (SQLite synchronous=FULL). */
+  durable?: boolean;
+}
+
+/** A command handler as @anthropic-ai/sdk's MemoryToolHandlers expects. */
+export type MemoryCommandHandler = (command: { command: string; [key: string]: unknown }) => Promise<string>;
+
+export interface AreevMemoryToolHandlers {
+  view: MemoryCommandHandler;
+  create: MemoryCommandHandler;
+  str_replace: MemoryCommandHandler;
+  insert: MemoryCommandHandler;
+  delete: MemoryCommandHandler;
+  rename: MemoryCommandHandler;
+}
+
+export declare const codes: Readonly<{
+  TOOL: 'ERR_AREEV_TOOL';
+  INVALID: 'ERR_AREEV_INVALID';
+  NOT_FOUND: 'ERR_AREEV_NOT_FOUND';
+  CLOSED: 'ERR_AREEV_CLOSED';
+  STORE: 'ERR_AREEV_STORE';
+}>;
+
+export declare class Areev {
+  constructor(file: string | URL, ns?: string, options?: AreevOptions);
+  memoryTool(json: string): Promise<string>;
+  history(memoryPath: string): Promise<Version[]>;
+  read(memoryPath: string, version?: number | string | null): Promise<string>;
+  close(): void;
+  readonly closed: boolean;
+  memoryToolHandlers(): AreevMemoryToolHandlers;
+}

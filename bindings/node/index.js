@@ -1,0 +1,87 @@
+'use strict';
+// @areev/areev: Anthropic's memory tool (memory_20250818) on a versioned
+// SQLite store. A thin layer over the areev.node addon; see docs/bindings.md.
+const path = require('node:path');
+
+function loadAddon() {
+  const file = process.env.AREEV_NODE_ADDON || path.join(__dirname, 'build', 'Release', 'areev.node');
+  try {
+    return require(file);
+  } catch (e) {
+    e.message = `@areev/areev: cannot load the native addon ${file} ` +
+      `(run \`npm run install\` in ${__dirname}): ${e.message}`;
+    throw e;
+  }
+}
+
+const native = loadAddon();
+
+/** Error codes carried by `err.code` on errors this package raises. */
+const codes = Object.freeze({
+  TOOL: 'ERR_AREEV_TOOL', // a memory-tool command failed (message = the bare tool message)
+  INVALID: 'ERR_AREEV_INVALID', // bad argument (namespace name, path, version)
+  NOT_FOUND: 'ERR_AREEV_NOT_FOUND', // no such file, version or history
+  CLOSED: 'ERR_AREEV_CLOSED', // the handle was closed
+  STORE: 'ERR_AREEV_STORE', // the store failed (I/O, busy, corruption)
+});
+
+// The commands of memory_20250818, as @anthropic-ai/sdk's MemoryToolHandlers names them.
+const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
+
+class Areev {
+  #h;
+
+  /**
+   * Opens (creating if missing) the store file at `file` and namespace `ns`.
+   * Throws Error (code ERR_AREEV_INVALID for a bad namespace name, ERR_AREEV_STORE
+   * if the file cannot be opened) or TypeError.
+   */
+  constructor(file, ns = 'default', options = {}) {
+    if (file instanceof URL) file = require('node:url').fileURLToPath(file);
+    this.#h = new native.Handle(file, ns, Boolean(options && options.durable));
+  }
+
+  /** Runs one command (JSON text); resolves to the tool_result content, rejects with Error(message). */
+  memoryTool(json) {
+    return this.#h.memoryTool(json);
+  }
+
+  /** Versions of the memory file at `memoryPath`, oldest first. */
+  history(memoryPath) {
+    return this.#h.history(memoryPath);
+  }
+
+  /** The current body (version null/undefined) or a version (number, or grain-id prefix string). */
+  read(memoryPath, version = null) {
+    return this.#h.read(memoryPath, version);
+  }
+
+  /** Closes the handle; calls already started still finish. Idempotent. */
+  close() {
+    this.#h.close();
+  }
+
+  get closed() {
+    return this.#h.closed;
+  }
+
+  /**
+   * Handlers for @anthropic-ai/sdk's betaMemoryTool(handlers): each forwards its
+   * command to memoryTool(). Commands outside the six documented ones also reach
+   * the backend, so the model gets the backend's `Unknown command: ...` error.
+   */
+  memoryToolHandlers() {
+    const run = (command) => this.memoryTool(JSON.stringify(command));
+    const handlers = Object.create(null);
+    for (const name of COMMANDS) handlers[name] = run;
+    return new Proxy(handlers, {
+      get(target, key) {
+        if (typeof key !== 'string' || key in target) return target[key];
+        if (key === 'then' || key === 'toJSON') return undefined;
+        return run;
+      },
+    });
+  }
+}
+
+module.exports = { Areev, codes };

@@ -1,0 +1,328 @@
+// areev.node: the N-API addon behind @areev/areev. Exposes one class, Handle,
+// over areev_binding::Handle. The constructor opens the store synchronously;
+// every store call runs on the libuv thread pool (napi_create_async_work) and
+// settles a promise. Uses plain node_api.h (N-API 8), so one build loads in
+// any Node >= 16 of the same platform.
+#define NAPI_VERSION 8
+#include <node_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "binding_core.h"
+
+namespace {
+
+using areev_binding::BindingError;
+using areev_binding::ErrorKind;
+using areev_binding::Handle;
+
+const char* CodeOf(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kTool: return "ERR_AREEV_TOOL";
+    case ErrorKind::kInvalid: return "ERR_AREEV_INVALID";
+    case ErrorKind::kNotFound: return "ERR_AREEV_NOT_FOUND";
+    case ErrorKind::kClosed: return "ERR_AREEV_CLOSED";
+    case ErrorKind::kStore: return "ERR_AREEV_STORE";
+    case ErrorKind::kNone: break;
+  }
+  return "ERR_AREEV";
+}
+
+napi_value MakeString(napi_env env, const std::string& s) {
+  napi_value v = nullptr;
+  napi_create_string_utf8(env, s.data(), s.size(), &v);
+  return v;
+}
+
+// Error(message) with .code; a TypeError for kind == kNone used as "type".
+napi_value MakeError(napi_env env, const BindingError& error) {
+  napi_value msg = MakeString(env, error.message);
+  napi_value code = MakeString(env, CodeOf(error.kind));
+  napi_value err = nullptr;
+  napi_create_error(env, code, msg, &err);
+  return err;
+}
+
+napi_value MakeTypeError(napi_env env, const std::string& message) {
+  napi_value err = nullptr;
+  napi_value code = MakeString(env, "ERR_INVALID_ARG_TYPE");
+  napi_create_type_error(env, code, MakeString(env, message), &err);
+  return err;
+}
+
+void ThrowValue(napi_env env, napi_value err) { napi_throw(env, err); }
+
+// Reads a JS string argument; false (and nothing thrown) if it is not a string.
+bool GetString(napi_env env, napi_value value, std::string* out) {
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_string) return false;
+  size_t len = 0;
+  if (napi_get_value_string_utf8(env, value, nullptr, 0, &len) != napi_ok) return false;
+  out->assign(len, '\0');
+  size_t copied = 0;
+  napi_get_value_string_utf8(env, value, out->data(), len + 1, &copied);
+  out->resize(copied);
+  return true;
+}
+
+napi_valuetype TypeOf(napi_env env, napi_value value) {
+  napi_valuetype type = napi_undefined;
+  napi_typeof(env, value, &type);
+  return type;
+}
+
+// The wrapped Handle of `this`.
+Handle* Unwrap(napi_env env, napi_value self) {
+  void* data = nullptr;
+  if (napi_unwrap(env, self, &data) != napi_ok) return nullptr;
+  return static_cast<Handle*>(data);
+}
+
+// ---- async calls -----------------------------------------------------------
+
+enum class Op : std::uint8_t { kMemoryTool, kHistory, kRead };
+
+struct Call {
+  Op op;
+  std::unique_ptr<Handle> pinned;  // keeps the store open until the call ends
+  std::string arg1;                // json or path
+  std::string arg2;                // version selector
+  napi_deferred deferred = nullptr;
+  napi_async_work work = nullptr;
+  // results
+  BindingError error;
+  std::string text;
+  std::vector<areev_binding::VersionRow> rows;
+};
+
+void Execute(napi_env, void* data) {
+  auto* call = static_cast<Call*>(data);
+  switch (call->op) {
+    case Op::kMemoryTool:
+      call->text = call->pinned->MemoryTool(call->arg1, &call->error);
+      break;
+    case Op::kHistory:
+      call->rows = call->pinned->History(call->arg1, &call->error);
+      break;
+    case Op::kRead:
+      call->text = call->pinned->Read(call->arg1, call->arg2, &call->error);
+      break;
+  }
+  call->pinned.reset();  // the last pin of a closed handle closes the store here
+}
+
+void SetProp(napi_env env, napi_value obj, const char* key, napi_value value) {
+  napi_set_named_property(env, obj, key, value);
+}
+
+napi_value RowsToArray(napi_env env, const std::vector<areev_binding::VersionRow>& rows) {
+  napi_value arr = nullptr;
+  napi_create_array_with_length(env, rows.size(), &arr);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    napi_value obj = nullptr, v = nullptr;
+    napi_create_object(env, &obj);
+    napi_create_uint32(env, r.version, &v);
+    SetProp(env, obj, "version", v);
+    SetProp(env, obj, "grainId", MakeString(env, r.grain_id));
+    SetProp(env, obj, "created", MakeString(env, r.created));
+    napi_create_bigint_int64(env, r.created_ns, &v);
+    SetProp(env, obj, "createdNs", v);
+    napi_create_double(env, static_cast<double>(r.size), &v);
+    SetProp(env, obj, "size", v);
+    SetProp(env, obj, "op", MakeString(env, r.op));
+    SetProp(env, obj, "subject", MakeString(env, r.subject));
+    napi_get_boolean(env, r.transient, &v);
+    SetProp(env, obj, "transient", v);
+    napi_set_element(env, arr, static_cast<uint32_t>(i), obj);
+  }
+  return arr;
+}
+
+void Complete(napi_env env, napi_status status, void* data) {
+  std::unique_ptr<Call> call(static_cast<Call*>(data));
+  if (status != napi_ok) {
+    napi_reject_deferred(env, call->deferred,
+                         MakeError(env, {ErrorKind::kStore, "the call was cancelled"}));
+  } else if (!call->error.ok()) {
+    napi_reject_deferred(env, call->deferred, MakeError(env, call->error));
+  } else if (call->op == Op::kHistory) {
+    napi_resolve_deferred(env, call->deferred, RowsToArray(env, call->rows));
+  } else {
+    napi_resolve_deferred(env, call->deferred, MakeString(env, call->text));
+  }
+  napi_delete_async_work(env, call->work);
+}
+
+// Starts `call` on the thread pool, or rejects at once if the handle is closed.
+napi_value Start(napi_env env, Handle* handle, std::unique_ptr<Call> call) {
+  napi_value promise = nullptr;
+  napi_create_promise(env, &call->deferred, &promise);
+  BindingError error;
+  call->pinned = handle != nullptr ? handle->Pin(&error) : nullptr;
+  if (!call->pinned) {
+    if (error.ok()) error = {ErrorKind::kClosed, "the Areev handle is closed"};
+    napi_reject_deferred(env, call->deferred, MakeError(env, error));
+    return promise;
+  }
+  napi_value name = MakeString(env, "areev");
+  napi_create_async_work(env, nullptr, name, Execute, Complete, call.get(), &call->work);
+  if (napi_queue_async_work(env, call->work) != napi_ok) {
+    napi_reject_deferred(env, call->deferred,
+                         MakeError(env, {ErrorKind::kStore, "could not queue the call"}));
+    napi_delete_async_work(env, call->work);
+    return promise;
+  }
+  call.release();  // owned by Complete now
+  return promise;
+}
+
+napi_value RejectedWith(napi_env env, napi_value err) {
+  napi_deferred deferred = nullptr;
+  napi_value promise = nullptr;
+  napi_create_promise(env, &deferred, &promise);
+  napi_reject_deferred(env, deferred, err);
+  return promise;
+}
+
+// Gets `this` and up to N arguments (missing ones are undefined).
+template <size_t N>
+napi_value Args(napi_env env, napi_callback_info info, napi_value (&argv)[N]) {
+  size_t argc = N;
+  napi_value self = nullptr;
+  napi_get_cb_info(env, info, &argc, argv, &self, nullptr);
+  napi_value undefined = nullptr;
+  napi_get_undefined(env, &undefined);
+  for (size_t i = argc; i < N; ++i) argv[i] = undefined;
+  return self;
+}
+
+napi_value MemoryTool(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  napi_value self = Args(env, info, argv);
+  auto call = std::make_unique<Call>();
+  call->op = Op::kMemoryTool;
+  if (!GetString(env, argv[0], &call->arg1)) {
+    return RejectedWith(env, MakeTypeError(env, "memoryTool() expects the command as a JSON string"));
+  }
+  return Start(env, Unwrap(env, self), std::move(call));
+}
+
+napi_value History(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  napi_value self = Args(env, info, argv);
+  auto call = std::make_unique<Call>();
+  call->op = Op::kHistory;
+  if (!GetString(env, argv[0], &call->arg1)) {
+    return RejectedWith(env, MakeTypeError(env, "history() expects a path string"));
+  }
+  return Start(env, Unwrap(env, self), std::move(call));
+}
+
+napi_value Read(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  napi_value self = Args(env, info, argv);
+  auto call = std::make_unique<Call>();
+  call->op = Op::kRead;
+  if (!GetString(env, argv[0], &call->arg1)) {
+    return RejectedWith(env, MakeTypeError(env, "read() expects a path string"));
+  }
+  napi_valuetype vt = TypeOf(env, argv[1]);
+  if (vt == napi_number) {
+    double n = 0;
+    napi_get_value_double(env, argv[1], &n);
+    if (!(n >= 1) || n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 4294967295.0) {
+      return RejectedWith(env, MakeError(env, {ErrorKind::kInvalid,
+                                               "version must be an integer >= 1"}));
+    }
+    call->arg2 = std::to_string(static_cast<std::int64_t>(n));
+  } else if (vt == napi_string) {
+    GetString(env, argv[1], &call->arg2);
+    if (call->arg2.empty()) {
+      return RejectedWith(env, MakeError(env, {ErrorKind::kInvalid, "version must not be empty"}));
+    }
+  } else if (vt != napi_undefined && vt != napi_null) {
+    return RejectedWith(env, MakeTypeError(env, "version must be a number, a string or null"));
+  }
+  return Start(env, Unwrap(env, self), std::move(call));
+}
+
+napi_value Close(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  napi_value self = Args(env, info, argv);
+  Handle* handle = Unwrap(env, self);
+  if (handle != nullptr) handle->Close();
+  napi_value undefined = nullptr;
+  napi_get_undefined(env, &undefined);
+  return undefined;
+}
+
+napi_value GetClosed(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  napi_value self = Args(env, info, argv);
+  Handle* handle = Unwrap(env, self);
+  napi_value result = nullptr;
+  napi_get_boolean(env, handle == nullptr || handle->closed(), &result);
+  return result;
+}
+
+void Finalize(napi_env, void* data, void*) { delete static_cast<Handle*>(data); }
+
+// new Handle(path: string, ns: string, durable: boolean)
+napi_value Construct(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  napi_value self = Args(env, info, argv);
+  std::string path, ns;
+  if (!GetString(env, argv[0], &path)) {
+    ThrowValue(env, MakeTypeError(env, "path must be a string"));
+    return nullptr;
+  }
+  if (!GetString(env, argv[1], &ns)) {
+    ThrowValue(env, MakeTypeError(env, "ns must be a string"));
+    return nullptr;
+  }
+  bool durable = false;
+  if (TypeOf(env, argv[2]) == napi_boolean) napi_get_value_bool(env, argv[2], &durable);
+  BindingError error;
+  std::unique_ptr<Handle> handle;
+  if (path.find('\0') != std::string::npos) {
+    error = {ErrorKind::kInvalid, "path must not contain NUL characters"};
+  } else {
+    handle = Handle::Open(path, ns, durable, &error);
+  }
+  if (!handle) {
+    ThrowValue(env, MakeError(env, error));
+    return nullptr;
+  }
+  if (napi_wrap(env, self, handle.get(), Finalize, nullptr, nullptr) != napi_ok) {
+    ThrowValue(env, MakeError(env, {ErrorKind::kStore, "could not wrap the handle"}));
+    return nullptr;
+  }
+  handle.release();
+  return self;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      {"memoryTool", nullptr, MemoryTool, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"history", nullptr, History, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"read", nullptr, Read, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"closed", nullptr, nullptr, GetClosed, nullptr, nullptr, napi_enumerable, nullptr},
+  };
+  napi_value cls = nullptr;
+  if (napi_define_class(env, "Handle", NAPI_AUTO_LENGTH, Construct, nullptr,
+                        sizeof(props) / sizeof(props[0]), props, &cls) != napi_ok) {
+    return nullptr;
+  }
+  napi_set_named_property(env, exports, "Handle", cls);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

@@ -1,0 +1,410 @@
+"""The Python binding (`areev` package): conformance, errors, history, threads."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from test_bindings_common import ROOT, areev_cli, build_bindings, cli_batch, import_areev, load_cases
+
+CASES = load_cases()
+
+
+@pytest.fixture(scope="module")
+def areev():
+    return import_areev()
+
+
+@pytest.fixture
+def mem(areev, db):
+    m = areev.Areev(db, ns="assistant")
+    yield m
+    m.close()
+
+
+def run_step(m, step_input):
+    """(content, is_error) exactly as the product docs' tool loop builds them."""
+    try:
+        return m.memory_tool(json.dumps(step_input)), False
+    except ValueError as e:
+        return f"Error: {e}", True
+
+
+# ---- conformance ---------------------------------------------------------
+
+@pytest.mark.parametrize("case", [c for _, c in CASES],
+                         ids=[f"{f}:{c['name']}" for f, c in CASES])
+def test_vectors(areev, tmp_path, case):
+    with areev.Areev(str(tmp_path / "v.db"), ns="vectors") as m:
+        for i, step in enumerate(case["steps"]):
+            content, is_error = run_step(m, step["input"])
+            assert (content, is_error) == (step["output"], step["is_error"]), f"step {i}"
+
+
+def test_vectors_present():
+    assert len(CASES) >= 79
+
+
+def test_matches_cli_on_random_sequence(mem, db, tmp_path):
+    """One sequence through the binding and through `areev memtool` gives equal results."""
+    cli = areev_cli()
+    if cli is None:
+        pytest.skip("areev CLI not built")
+    inputs = [
+        {"command": "view", "path": "/memories"},
+        {"command": "create", "path": "/memories/notes/a.md", "file_text": "alpha\nbeta\n"},
+        {"command": "str_replace", "path": "/memories/notes/a.md", "old_str": "beta", "new_str": "gamma"},
+        {"command": "insert", "path": "/memories/notes/a.md", "insert_line": 1, "insert_text": "x"},
+        {"command": "view", "path": "/memories/notes/a.md", "view_range": [1, 2]},
+        {"command": "rename", "old_path": "/memories/notes/a.md", "new_path": "/memories/b.md"},
+        {"command": "delete", "path": "/memories/notes"},
+        {"command": "view", "path": "/memories/../etc"},
+        {"command": "frobnicate"},
+        {"command": "view", "path": "/memories"},
+    ]
+    ours = [run_step(mem, i) for i in inputs]
+    theirs = cli_batch(cli, str(tmp_path / "cli.db"), "assistant", inputs)
+    assert ours == theirs
+
+
+# ---- API -----------------------------------------------------------------
+
+def test_returns_str_and_default_namespace(areev, db):
+    with areev.Areev(db) as m:
+        assert m.ns == "default" and m.path == db
+        out = m.memory_tool('{"command": "create", "path": "/memories/p.md", "file_text": "x"}')
+        assert out == "File created successfully at: /memories/p.md"
+        assert type(out) is str
+    with areev.Areev(db, ns="other") as other:  # namespaces are isolated
+        with pytest.raises(ValueError, match="does not exist"):
+            other.memory_tool('{"command": "view", "path": "/memories/p.md"}')
+
+
+def test_pathlike_and_durable(areev, tmp_path):
+    with areev.Areev(tmp_path / "d.db", ns="n", durable=True) as m:
+        m.memory_tool(json.dumps({"command": "create", "path": "/memories/a", "file_text": "1"}))
+    assert (tmp_path / "d.db").exists()
+    with areev.Areev(str(tmp_path / "d.db"), ns="n") as m:
+        assert m.read("/memories/a") == "1"
+
+
+def test_history_and_read_versions(mem):
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/prefs.md", "file_text": "tea\n"}))
+    mem.memory_tool(json.dumps({"command": "str_replace", "path": "/memories/prefs.md",
+                                "old_str": "tea", "new_str": "coffee"}))
+    mem.memory_tool(json.dumps({"command": "insert", "path": "/memories/prefs.md",
+                                "insert_line": 0, "insert_text": "# prefs"}))
+    hist = mem.history("/memories/prefs.md")
+    assert [h["version"] for h in hist] == [1, 2, 3]
+    assert [h["op"] for h in hist][0] == "create"
+    assert all(h["subject"] == "/memories/prefs.md" for h in hist)
+    assert [h["size"] for h in hist] == [4, 7, 15]
+    created = [h["created_ns"] for h in hist]
+    assert created == sorted(created)
+    for h in hist:
+        assert len(h["grain_id"]) == 64 and h["created"].endswith("Z")
+        assert set(h) >= {"version", "grain_id", "created", "created_ns", "size", "op", "subject"}
+    assert mem.read("/memories/prefs.md", version=1) == "tea\n"
+    assert mem.read("/memories/prefs.md", 2) == "coffee\n"
+    assert mem.read("/memories/prefs.md") == "# prefs\ncoffee\n"
+    assert mem.read("/memories/prefs.md", version=hist[1]["grain_id"][:10]) == "coffee\n"
+    assert mem.read_bytes("/memories/prefs.md", version="1") == b"tea\n"
+    # Raw paths normalise like the tool's.
+    assert mem.read("/memories//prefs.md") == "# prefs\ncoffee\n"
+
+
+def test_history_survives_rename_and_delete(mem):
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/a.md", "file_text": "one"}))
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/a.md", "file_text": "two"}))
+    mem.memory_tool(json.dumps({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"}))
+    assert mem.read("/memories/b.md", version=1) == "one"
+    assert mem.read("/memories/b.md") == "two"
+    mem.memory_tool(json.dumps({"command": "delete", "path": "/memories/b.md"}))
+    with pytest.raises(ValueError):
+        mem.read("/memories/b.md")
+    hist = mem.history("/memories/b.md")  # the deleted chain is still auditable
+    assert len(hist) >= 2
+
+
+# ---- errors --------------------------------------------------------------
+
+def test_tool_error_is_value_error_with_bare_message(areev, mem):
+    with pytest.raises(ValueError) as info:
+        mem.memory_tool(json.dumps({"command": "view", "path": "/memories/nope"}))
+    assert type(info.value) is areev.ToolError
+    assert str(info.value) == "The path /memories/nope does not exist. Please provide a valid path."
+    assert f"Error: {info.value}" == ("Error: The path /memories/nope does not exist. "
+                                      "Please provide a valid path.")
+
+
+def test_malformed_json_raises_value_error(areev, mem, tmp_path):
+    for bad in ["{bad", "", "[]", "null", '{"command": 1}']:
+        with pytest.raises(ValueError) as info:
+            mem.memory_tool(bad)
+        assert str(info.value)
+        cli = areev_cli()
+        if cli and bad:
+            proc = subprocess.run([cli, "memtool", bad, "--db", str(tmp_path / "c.db")],
+                                  capture_output=True, text=True)
+            assert proc.stdout == f"Error: {info.value}"
+
+
+@pytest.mark.parametrize("bad", [None, 1, b'{"command": "view"}', {"command": "view"}, ["x"]])
+def test_non_str_raises_type_error(mem, bad):
+    with pytest.raises(TypeError, match="must be str"):
+        mem.memory_tool(bad)
+
+
+def test_lone_surrogate_is_value_error(mem):
+    with pytest.raises(ValueError):  # UnicodeEncodeError
+        mem.memory_tool('{"command": "view", "path": "/memories/\ud800"}')
+
+
+def test_bad_constructor_arguments(areev, db, tmp_path):
+    with pytest.raises(TypeError):
+        areev.Areev(42)
+    with pytest.raises(TypeError):
+        areev.Areev(db, ns=7)
+    with pytest.raises(TypeError):
+        areev.Areev(db, "n", True)  # durable is keyword-only
+    for bad_ns in ["", "a b", "../x", "x" * 65, "ns/1", "é"]:
+        with pytest.raises(ValueError):
+            areev.Areev(db, ns=bad_ns)
+    with pytest.raises(ValueError):
+        areev.Areev("bad\0path")
+    with pytest.raises(areev.StoreError):
+        areev.Areev(str(tmp_path / "missing-dir" / "x.db"))
+    (tmp_path / "junk.db").write_bytes(b"not a database" * 100)
+    with pytest.raises(areev.StoreError):
+        areev.Areev(str(tmp_path / "junk.db"))
+
+
+def test_read_and_history_errors(areev, mem):
+    with pytest.raises(areev.NotFoundError):
+        mem.history("/memories/never")
+    with pytest.raises(LookupError):
+        mem.read("/memories/never")
+    with pytest.raises(ValueError, match="must start with /memories"):
+        mem.history("/etc/passwd")
+    with pytest.raises(ValueError, match="escape"):
+        mem.read("/memories/../x")
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/f", "file_text": "x"}))
+    with pytest.raises(ValueError):
+        mem.read("/memories/f", version=0)
+    with pytest.raises(areev.NotFoundError):
+        mem.read("/memories/f", version=9)
+    with pytest.raises(TypeError):
+        mem.read("/memories/f", version=True)
+    with pytest.raises(TypeError):
+        mem.read("/memories/f", version=1.5)
+    with pytest.raises(ValueError):
+        mem.read("/memories/f", version="")
+    with pytest.raises(ValueError):
+        mem.read("/memories", version=None)  # a directory
+
+
+def test_closed_handle(areev, db):
+    m = areev.Areev(db)
+    m.close()
+    m.close()  # idempotent
+    assert m.closed
+    assert not issubclass(areev.ClosedError, ValueError)
+    assert issubclass(areev.ClosedError, RuntimeError)
+    for call in (lambda: m.memory_tool('{"command": "view", "path": "/memories"}'),
+                 lambda: m.history("/memories/a"), lambda: m.read("/memories/a")):
+        with pytest.raises(areev.ClosedError, match="closed"):
+            call()
+    with areev.Areev(db) as m2:
+        pass
+    assert m2.closed
+    with pytest.raises(areev.ClosedError):
+        with m2:
+            pass
+    # An instance whose __init__ never ran is a closed handle, not a crash.
+    raw = areev.Areev.__new__(areev.Areev)
+    with pytest.raises(areev.ClosedError):
+        raw.memory_tool("{}")
+    assert "closed" in repr(m)
+
+
+def test_bad_input_never_crashes_the_interpreter(tmp_path):
+    """Hostile input in a child interpreter: it must exit normally."""
+    pkg_dir, _ = build_bindings()
+    code = f"""
+import sys, json, gc
+sys.path.insert(0, {str(pkg_dir)!r})
+import areev
+m = areev.Areev({str(tmp_path / 'x.db')!r})
+bad = ['', '{{', '\\x00', '{{"command": "view", "path": "/memories\\x00"}}', '[' * 100000,
+       '{{"command": "create", "path": "/memories/a", "file_text": ' + '"' + 'x' * 1000000 + '"}}',
+       json.dumps({{"command": "insert", "path": "/memories/a", "insert_line": 2**70, "insert_text": "x"}}),
+       json.dumps({{"command": "view", "path": "/memories/a", "view_range": [2**63, -2**63]}})]
+for b in bad:
+    try:
+        m.memory_tool(b)
+    except ValueError:
+        pass
+del m
+gc.collect()
+print("survived")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "survived"
+
+
+# ---- threads -------------------------------------------------------------
+
+def test_threads_share_one_handle_without_losing_writes(mem):
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/log.md", "file_text": ""}))
+    n_threads, per_thread = 8, 25
+    errors = []
+
+    def worker(t):
+        try:
+            for i in range(per_thread):
+                mem.memory_tool(json.dumps({"command": "insert", "path": "/memories/log.md",
+                                            "insert_line": 0, "insert_text": f"t{t}-{i}"}))
+                mem.memory_tool(json.dumps({"command": "create", "path": f"/memories/t{t}/{i}.md",
+                                            "file_text": str(i)}))
+        except Exception as e:  # noqa: BLE001 - surfaced by the assert below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(n_threads)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+    lines = mem.read("/memories/log.md").splitlines()
+    assert sorted(lines) == sorted(f"t{t}-{i}" for t in range(n_threads) for i in range(per_thread))
+    assert len(mem.history("/memories/log.md")) == 1 + n_threads * per_thread
+    for t in range(n_threads):
+        assert mem.read(f"/memories/t{t}/{per_thread - 1}.md") == str(per_thread - 1)
+
+
+def test_gil_is_released_during_store_calls(mem):
+    """Another thread runs Python code while a store call is in progress.
+
+    With a huge switch interval the sampler thread only ever gets the GIL when
+    the caller gives it up, so a sample taken inside a call's [t0, t1] window
+    proves the call released the GIL.
+    """
+    import time
+    body = "line\n" * 200000
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/big.md", "file_text": body}))
+    view = json.dumps({"command": "view", "path": "/memories/big.md"})
+    samples, windows = [], []
+    done = threading.Event()
+
+    def sampler():
+        while not done.is_set():
+            samples.append(time.perf_counter())
+            time.sleep(0.0002)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(30.0)
+    try:
+        th = threading.Thread(target=sampler)
+        th.start()
+        time.sleep(0.01)
+        for _ in range(5):
+            t0 = time.perf_counter()
+            out = mem.memory_tool(view)
+            t1 = time.perf_counter()
+            windows.append((t0, t1))
+        done.set()
+        th.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert len(out) > len(body)
+    inside = [s for s in samples if any(t0 < s < t1 for t0, t1 in windows)]
+    assert inside, "no sample ran during a store call: the GIL was held"
+
+
+def test_close_while_other_threads_call(areev, db):
+    m = areev.Areev(db)
+    m.memory_tool(json.dumps({"command": "create", "path": "/memories/a", "file_text": "x"}))
+    outcomes = []
+
+    def worker():
+        for _ in range(200):
+            try:
+                m.memory_tool(json.dumps({"command": "view", "path": "/memories/a"}))
+                outcomes.append("ok")
+            except areev.ClosedError:
+                outcomes.append("closed")
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for th in threads:
+        th.start()
+    m.close()
+    for th in threads:
+        th.join()
+    assert len(outcomes) == 800 and outcomes.count("closed") > 0
+    assert set(outcomes) <= {"ok", "closed"}
+
+
+# ---- packaging -----------------------------------------------------------
+
+def test_pep517_backend_builds_a_correct_wheel(tmp_path):
+    """areev_build.build_wheel -> an installable abi3 wheel with a valid RECORD."""
+    import base64
+    import hashlib
+    import zipfile
+
+    # The backend's default build directory (bindings/python/build/abi3), shared
+    # with `pip install ./bindings/python`.
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'bindings' / 'python')!r}); "
+            "import areev_build as b; assert b.get_requires_for_build_wheel() == []; "
+            f"print(b.build_wheel({str(tmp_path)!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    name = proc.stdout.strip().splitlines()[-1]
+    assert name == "areev-0.1.0-cp39-abi3-linux_x86_64.whl"
+    with zipfile.ZipFile(tmp_path / name) as zf:
+        names = set(zf.namelist())
+        assert {"areev/__init__.py", "areev/_areev.abi3.so", "areev-0.1.0.dist-info/METADATA",
+                "areev-0.1.0.dist-info/WHEEL", "areev-0.1.0.dist-info/RECORD"} <= names
+        assert "Tag: cp39-abi3-linux_x86_64" in zf.read("areev-0.1.0.dist-info/WHEEL").decode()
+        record = zf.read("areev-0.1.0.dist-info/RECORD").decode().splitlines()
+        assert {r.split(",")[0] for r in record} == names
+        for row in record:
+            path, digest, size = row.rsplit(",", 2)
+            if not digest:
+                continue
+            data = zf.read(path)
+            want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert (digest, int(size)) == (want, len(data))
+        zf.extractall(tmp_path / "site")
+    ldd = subprocess.run(["ldd", str(tmp_path / "site" / "areev" / "_areev.abi3.so")],
+                         capture_output=True, text=True).stdout
+    assert "libsqlite3" not in ldd and "libsodium" not in ldd and "libfmt" not in ldd
+    check = subprocess.run(
+        [sys.executable, "-c",
+         "import areev, json, sys; m = areev.Areev(sys.argv[1]); "
+         "print(m.memory_tool(json.dumps({'command': 'view', 'path': '/memories'})))",
+         str(tmp_path / "w.db")],
+        capture_output=True, text=True, cwd=tmp_path / "site", timeout=60)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.startswith("Here're the files and directories up to 2 levels deep in /memories")
+
+
+def test_sdist_carries_the_sources(tmp_path):
+    import tarfile
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'bindings' / 'python')!r}); "
+            f"import areev_build as b; print(b.build_sdist({str(tmp_path)!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    name = proc.stdout.strip()
+    with tarfile.open(tmp_path / name) as tf:
+        names = set(tf.getnames())
+    for must in ["areev-0.1.0/pyproject.toml", "areev-0.1.0/areev_build.py", "areev-0.1.0/PKG-INFO",
+                 "areev-0.1.0/_repo/grainstore/CMakeLists.txt", "areev-0.1.0/_repo/memtool/CMakeLists.txt",
+                 "areev-0.1.0/_repo/bindings/core/binding_core.cc",
+                 "areev-0.1.0/_repo/bindings/python/src/areev_module.cc",
+                 "areev-0.1.0/_repo/cmake/StandardSettings.cmake"]:
+        assert must in names
