@@ -3,10 +3,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <system_error>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 #include <fmt/core.h>
@@ -38,25 +38,29 @@ int Fail(int code, std::string_view message) {
 
 int ReportError(std::string_view what, const grainstore::Status& status) {
   std::string text = status.message();
-  if (text.empty()) text = std::string(grainstore::StatusCodeName(status.code()));
+  if (text.empty())
+    text = std::string(grainstore::StatusCodeName(status.code()));
   return Fail(ExitCodeFor(status), fmt::format("{}: {}", what, text));
 }
 
-bool OpenStore(const GlobalOptions& global, Access access, Session* session, int* exit_code) {
+bool OpenStore(const GlobalOptions& global, Access access, Session* session,
+               int* exit_code) {
   grainstore::Options options;
-  options.durability =
-      global.durable ? grainstore::Durability::kFull : grainstore::Durability::kNormal;
+  options.durability = global.durable ? grainstore::Durability::kFull
+                                      : grainstore::Durability::kNormal;
   options.create_if_missing = access == Access::kWrite;
   auto opened = grainstore::Store::Open(global.db, options);
   if (!opened.has_value()) {
     const grainstore::Status& st = opened.error();
     // Any failure to open (missing, unreadable, not a store, newer schema) is
     // "the store cannot be opened"; only a bad argument stays a usage error.
-    *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
-                                                                       : kExitStore;
+    *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument
+                     ? kExitUsage
+                     : kExitStore;
     std::string why = st.message().empty() ? st.ToString() : st.message();
     std::error_code ec;
-    if (access == Access::kReadOnly && !std::filesystem::exists(global.db, ec)) {
+    if (access == Access::kReadOnly &&
+        !std::filesystem::exists(global.db, ec)) {
       why = "no such file (only commands that write create a store)";
     }
     Fail(*exit_code, fmt::format("cannot open store {}: {}", global.db, why));
@@ -76,7 +80,8 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
       *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}",
                                                  global.ns, global.db));
     } else {
-      *exit_code = ReportError(fmt::format("namespace {}", global.ns), ns.error());
+      *exit_code =
+          ReportError(fmt::format("namespace {}", global.ns), ns.error());
     }
     return false;
   }
@@ -95,7 +100,8 @@ bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code) {
 }
 
 bool WriteStdout(std::string_view data) {
-  if (!data.empty() && std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
+  if (!data.empty() &&
+      std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
     return false;
   }
   return std::fflush(stdout) == 0;

@@ -23,10 +23,10 @@ namespace cli {
 
 // The stable exit codes of every subcommand (docs/cli.md).
 enum ExitCode : int {
-  kExitOk = 0,       // success
-  kExitFailed = 1,   // not found, conflict, tool error, operation failed
-  kExitUsage = 2,    // bad usage: unknown flag, missing or invalid argument
-  kExitStore = 3,    // the store cannot be opened, or it is corrupt
+  kExitOk = 0,      // success
+  kExitFailed = 1,  // not found, conflict, tool error, operation failed
+  kExitUsage = 2,   // bad usage: unknown flag, missing or invalid argument
+  kExitStore = 3,   // the store cannot be opened, or it is corrupt
 };
 
 // Options shared by all subcommands, parsed on the top-level app.
@@ -65,7 +65,8 @@ int Fail(int code, std::string_view message);
 // Opens the store named by `global` into session->store (ns left 0). kWrite
 // creates a missing file; kReadOnly requires it. On failure prints the error
 // and sets *exit_code (3, or 2 for an invalid argument).
-bool OpenStore(const GlobalOptions& global, Access access, Session* session, int* exit_code);
+bool OpenStore(const GlobalOptions& global, Access access, Session* session,
+               int* exit_code);
 
 // Opens the store named by `global` and resolves the namespace. kWrite creates
 // the file and the namespace when missing; kReadOnly requires both to exist.

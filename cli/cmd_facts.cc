@@ -19,13 +19,15 @@ struct AddArgs {
 };
 
 int RunAdd(const GlobalOptions& global, AddArgs args) {
-  args.input.type = args.event ? grainstore::GrainType::kEvent : grainstore::GrainType::kFact;
+  args.input.type =
+      args.event ? grainstore::GrainType::kEvent : grainstore::GrainType::kFact;
   Session s;
   int code = kExitOk;
   if (!OpenSession(global, Access::kWrite, &s, &code)) return code;
   auto fact = s.store->AddFact(s.ns, args.input);
   if (!fact.has_value()) return ReportError("add", fact.error());
-  const std::string text = args.json ? JsonText(FactJson(*fact)) : fact->grain_id + "\n";
+  const std::string text =
+      args.json ? JsonText(FactJson(*fact)) : fact->grain_id + "\n";
   return WriteStdout(text) ? kExitOk : kExitFailed;
 }
 
@@ -44,42 +46,52 @@ int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
   int code = kExitOk;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto facts = s.store->Recall(s.ns, args.subject, args.relation, args.all);
-  if (!facts.has_value()) return ReportError(fmt::format("recall {}", args.subject), facts.error());
+  if (!facts.has_value())
+    return ReportError(fmt::format("recall {}", args.subject), facts.error());
   if (args.json) {
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& f : *facts) doc.push_back(FactJson(f));
     return WriteStdout(JsonText(doc)) ? kExitOk : kExitFailed;
   }
-  Table table({"GRAIN", "TYPE", "VER", "CREATED (UTC)", "SUBJECT", "RELATION", "OBJECT",
-               "STATE", "CONTEXT"},
+  Table table({"GRAIN", "TYPE", "VER", "CREATED (UTC)", "SUBJECT", "RELATION",
+               "OBJECT", "STATE", "CONTEXT"},
               {false, false, true, false, false, false, false, false, false});
   for (const auto& f : *facts) {
     const bool event = f.type == grainstore::GrainType::kEvent;
-    table.AddRow({ShortId(f.grain_id), event ? "event" : "fact", fmt::format("{}", f.seq),
-                  IsoTimeUtc(f.created_ns), CellText(f.subject, kMaxCellChars),
-                  CellText(f.relation, kMaxCellChars), CellText(f.object, kMaxCellChars),
-                  f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)});
+    table.AddRow(
+        {ShortId(f.grain_id), event ? "event" : "fact",
+         fmt::format("{}", f.seq), IsoTimeUtc(f.created_ns),
+         CellText(f.subject, kMaxCellChars),
+         CellText(f.relation, kMaxCellChars), CellText(f.object, kMaxCellChars),
+         f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)});
   }
   return WriteStdout(table.Render()) ? kExitOk : kExitFailed;
 }
 
 }  // namespace
 
-void AddFactCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out) {
+void AddFactCommands(CLI::App& app, const GlobalOptions& global,
+                     std::vector<Command>* out) {
   auto a = std::make_shared<AddArgs>();
-  CLI::App* add = app.add_subcommand("add", "Add a fact (superseding the same subject+relation) or an event");
-  add->add_option("--subject", a->input.subject, "Subject, e.g. alice")->required();
-  add->add_option("--relation", a->input.relation, "Relation, e.g. prefers")->required();
+  CLI::App* add = app.add_subcommand(
+      "add", "Add a fact (superseding the same subject+relation) or an event");
+  add->add_option("--subject", a->input.subject, "Subject, e.g. alice")
+      ->required();
+  add->add_option("--relation", a->input.relation, "Relation, e.g. prefers")
+      ->required();
   add->add_option("--object", a->input.object, "Object, e.g. tea");
   add->add_option("--context", a->input.context, "Free-text context");
-  add->add_flag("--event", a->event, "Record a standalone event grain instead of a fact");
+  add->add_flag("--event", a->event,
+                "Record a standalone event grain instead of a fact");
   add->add_flag("--json", a->json, "Print the new grain as JSON");
   out->push_back({add, [&global, a] { return RunAdd(global, *a); }});
 
   auto r = std::make_shared<RecallArgs>();
-  CLI::App* recall = app.add_subcommand("recall", "List live facts and events about a subject");
+  CLI::App* recall = app.add_subcommand(
+      "recall", "List live facts and events about a subject");
   recall->add_option("--subject", r->subject, "Subject")->required();
-  recall->add_option("--relation", r->relation, "Only this relation (default: any)");
+  recall->add_option("--relation", r->relation,
+                     "Only this relation (default: any)");
   recall->add_flag("--all", r->all, "Include superseded facts");
   recall->add_flag("--json", r->json, "Print a JSON array instead of a table");
   out->push_back({recall, [&global, r] { return RunRecall(global, *r); }});

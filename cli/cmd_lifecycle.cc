@@ -24,8 +24,8 @@ struct LogArgs {
 // Rows are fetched in pages so the store never materialises a huge log at once.
 constexpr std::size_t kLogPage = 1000;
 
-grainstore::Result<std::vector<grainstore::OpRecord>> ReadLog(grainstore::Store& store, grainstore::NsId ns,
-                                                  const LogArgs& args) {
+grainstore::Result<std::vector<grainstore::OpRecord>> ReadLog(
+    grainstore::Store& store, grainstore::NsId ns, const LogArgs& args) {
   std::vector<grainstore::OpRecord> ops;
   std::uint64_t cursor = args.after;
   while (args.limit == 0 || ops.size() < args.limit) {
@@ -44,8 +44,9 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
   Session s;
   int code = kExitOk;
   // Without an explicit --ns the log covers every namespace (ns 0).
-  const bool opened = global.ns_given ? OpenSession(global, Access::kReadOnly, &s, &code)
-                                      : OpenStore(global, Access::kReadOnly, &s, &code);
+  const bool opened = global.ns_given
+                          ? OpenSession(global, Access::kReadOnly, &s, &code)
+                          : OpenStore(global, Access::kReadOnly, &s, &code);
   if (!opened) return code;
   auto ops = ReadLog(*s.store, global.ns_given ? s.ns : 0, args);
   if (!ops.has_value()) return ReportError("log", ops.error());
@@ -59,8 +60,9 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
   for (const auto& op : *ops) {
     std::string subject = CellText(op.subject);
     if (!op.new_subject.empty()) subject += " -> " + CellText(op.new_subject);
-    table.AddRow({fmt::format("{}", op.seq), IsoTimeUtc(op.at_ns), CellText(op.ns),
-                  CellText(op.op), ShortId(op.grain_id), subject});
+    table.AddRow({fmt::format("{}", op.seq), IsoTimeUtc(op.at_ns),
+                  CellText(op.ns), CellText(op.op), ShortId(op.grain_id),
+                  subject});
   }
   return WriteStdout(table.Render()) ? kExitOk : kExitFailed;
 }
@@ -71,17 +73,23 @@ struct PathArgs {
 
 enum class Lifecycle { kRestore, kPurge };
 
-int RunLifecycle(const GlobalOptions& global, const PathArgs& args, Lifecycle what) {
+int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
+                 Lifecycle what) {
   std::string key;
   int code = kExitOk;
   if (!ParsePathArg(args.path, &key, &code)) return code;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   const bool restore = what == Lifecycle::kRestore;
-  grainstore::Status st = restore ? s.store->Restore(s.ns, key) : s.store->Purge(s.ns, key);
-  if (!st.ok()) return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key), st);
-  return WriteStdout(fmt::format("{} {}\n", restore ? "restored" : "purged", key)) ? kExitOk
-                                                                                  : kExitFailed;
+  grainstore::Status st =
+      restore ? s.store->Restore(s.ns, key) : s.store->Purge(s.ns, key);
+  if (!st.ok())
+    return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key),
+                       st);
+  return WriteStdout(
+             fmt::format("{} {}\n", restore ? "restored" : "purged", key))
+             ? kExitOk
+             : kExitFailed;
 }
 
 }  // namespace
@@ -89,21 +97,30 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args, Lifecycle wh
 void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
                           std::vector<Command>* out) {
   auto l = std::make_shared<LogArgs>();
-  CLI::App* log = app.add_subcommand("log", "Print the op-log (every add, supersede, rename, delete, ...)");
+  CLI::App* log = app.add_subcommand(
+      "log", "Print the op-log (every add, supersede, rename, delete, ...)");
   log->add_option("--after", l->after, "Only entries with seq > SEQ");
   log->add_option("--limit", l->limit, "At most N entries (0: all)");
   log->add_flag("--json", l->json, "Print a JSON array instead of a table");
   out->push_back({log, [&global, l] { return RunLog(global, *l); }});
 
   auto r = std::make_shared<PathArgs>();
-  CLI::App* restore = app.add_subcommand("restore", "Bring a deleted file back from its tombstone");
-  restore->add_option("path", r->path, "Memory path of the deleted file")->required();
-  out->push_back({restore, [&global, r] { return RunLifecycle(global, *r, Lifecycle::kRestore); }});
+  CLI::App* restore = app.add_subcommand(
+      "restore", "Bring a deleted file back from its tombstone");
+  restore->add_option("path", r->path, "Memory path of the deleted file")
+      ->required();
+  out->push_back({restore, [&global, r] {
+                    return RunLifecycle(global, *r, Lifecycle::kRestore);
+                  }});
 
   auto p = std::make_shared<PathArgs>();
-  CLI::App* purge = app.add_subcommand("purge", "Erase a deleted file's bodies for good");
-  purge->add_option("path", p->path, "Memory path of the deleted file")->required();
-  out->push_back({purge, [&global, p] { return RunLifecycle(global, *p, Lifecycle::kPurge); }});
+  CLI::App* purge =
+      app.add_subcommand("purge", "Erase a deleted file's bodies for good");
+  purge->add_option("path", p->path, "Memory path of the deleted file")
+      ->required();
+  out->push_back({purge, [&global, p] {
+                    return RunLifecycle(global, *p, Lifecycle::kPurge);
+                  }});
 }
 
 }  // namespace cli

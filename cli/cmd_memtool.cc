@@ -27,7 +27,8 @@ struct MemtoolArgs {
 // Reads all of stdin; false if the stream failed.
 bool ReadAllStdin(std::string* out) {
   std::ios::sync_with_stdio(false);
-  out->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  out->assign(std::istreambuf_iterator<char>(std::cin),
+              std::istreambuf_iterator<char>());
   return !std::cin.bad();
 }
 
@@ -48,7 +49,8 @@ int RunBatch(memtool::MemoryTool& tool) {
 int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   if (args.batch == args.json_given) {
     return Fail(kExitUsage,
-                "memtool: give one JSON command (or - for stdin), or --batch; see areev memtool --help");
+                "memtool: give one JSON command (or - for stdin), or --batch; "
+                "see areev memtool --help");
   }
   std::string command = args.json;
   if (!args.batch && command == "-" && !ReadAllStdin(&command)) {
@@ -60,20 +62,25 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   memtool::MemoryTool tool(session.store.get(), session.ns);
   if (args.batch) return RunBatch(tool);
   const memtool::ToolResult result = tool.Execute(command);
-  if (!WriteStdout(result.content)) return Fail(kExitFailed, "cannot write to stdout");
+  if (!WriteStdout(result.content))
+    return Fail(kExitFailed, "cannot write to stdout");
   return result.is_error ? kExitFailed : kExitOk;
 }
 
 }  // namespace
 
-void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out) {
+void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global,
+                       std::vector<Command>* out) {
   auto args = std::make_shared<MemtoolArgs>();
   CLI::App* sub = app.add_subcommand(
-      "memtool", "Run memory-tool JSON commands (memory_20250818) against the store");
-  CLI::Option* json_opt = sub->add_option(
-      "command", args->json, "One JSON command object, or - to read it from stdin");
-  sub->add_flag("--batch", args->batch,
-                "Read one JSON command per stdin line; print one JSON result per line");
+      "memtool",
+      "Run memory-tool JSON commands (memory_20250818) against the store");
+  CLI::Option* json_opt =
+      sub->add_option("command", args->json,
+                      "One JSON command object, or - to read it from stdin");
+  sub->add_flag(
+      "--batch", args->batch,
+      "Read one JSON command per stdin line; print one JSON result per line");
   out->push_back({sub, [&global, args, json_opt] {
                     args->json_given = json_opt->count() > 0;
                     return RunMemtool(global, *args);

@@ -47,8 +47,8 @@ int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
   options.single_threaded = args.single_threaded;
   options.debug = args.debug;
   options.fuse_options = SplitOptions(args.options);
-  options.durability =
-      global.durable ? grainstore::Durability::kFull : grainstore::Durability::kNormal;
+  options.durability = global.durable ? grainstore::Durability::kFull
+                                      : grainstore::Durability::kNormal;
   return fusefs::RunMount(options);
 #else
   (void)global;
@@ -68,14 +68,20 @@ int RunUmountCmd(const std::string& mountpoint) {
 
 }  // namespace
 
-void AddMountCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out) {
+void AddMountCommands(CLI::App& app, const GlobalOptions& global,
+                      std::vector<Command>* out) {
   auto m = std::make_shared<MountArgs>();
-  CLI::App* mount = app.add_subcommand("mount", "Mount a namespace's /memories through FUSE");
-  mount->add_option("mountpoint", m->mountpoint, "Empty directory to mount on")->required();
+  CLI::App* mount =
+      app.add_subcommand("mount", "Mount a namespace's /memories through FUSE");
+  mount->add_option("mountpoint", m->mountpoint, "Empty directory to mount on")
+      ->required();
   mount->add_flag("-f,--foreground", m->foreground, "Stay in the foreground");
   mount->add_flag("-s", m->single_threaded, "Single-threaded (debugging)");
-  mount->add_flag("-d,--debug", m->debug, "libfuse request tracing to stderr (implies -f)");
-  mount->add_option("-o", m->options, "FUSE options, comma-separated (repeatable)")
+  mount->add_flag("-d,--debug", m->debug,
+                  "libfuse request tracing to stderr (implies -f)");
+  mount
+      ->add_option("-o", m->options,
+                   "FUSE options, comma-separated (repeatable)")
       ->allow_extra_args(false);
   out->push_back({mount, [&global, m] { return RunMountCmd(global, *m); }});
 

@@ -25,16 +25,20 @@ struct HistoryArgs {
 // The chain subject named by a positional path and/or --subject. Memory-file
 // subjects are validated and normalised like memory-tool paths.
 bool ResolveSubject(const HistoryArgs& args, std::string* subject, int* code) {
-  if (!args.path.empty() && !args.subject.empty() && args.path != args.subject) {
-    *code = Fail(kExitUsage, "history: give the subject once (PATH or --subject)");
+  if (!args.path.empty() && !args.subject.empty() &&
+      args.path != args.subject) {
+    *code =
+        Fail(kExitUsage, "history: give the subject once (PATH or --subject)");
     return false;
   }
   const std::string& raw = args.path.empty() ? args.subject : args.path;
   if (raw.empty()) {
-    *code = Fail(kExitUsage, "history: a subject is required (PATH or --subject)");
+    *code =
+        Fail(kExitUsage, "history: a subject is required (PATH or --subject)");
     return false;
   }
-  if (args.relation == grainstore::kMemoryFileRelation) return ParsePathArg(raw, subject, code);
+  if (args.relation == grainstore::kMemoryFileRelation)
+    return ParsePathArg(raw, subject, code);
   *subject = raw;
   return true;
 }
@@ -46,14 +50,16 @@ std::string VersionNote(const grainstore::VersionInfo& v) {
   return "";
 }
 
-std::string HistoryTable(const std::vector<grainstore::VersionInfo>& versions, bool all) {
-  Table table({"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
-              {true, false, false, true, false, false, false});
+std::string HistoryTable(const std::vector<grainstore::VersionInfo>& versions,
+                         bool all) {
+  Table table(
+      {"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
+      {true, false, false, true, false, false, false});
   for (const auto& v : versions) {
     if (v.transient && !all) continue;
-    table.AddRow({fmt::format("{}", v.seq), ShortId(v.grain_id), IsoTimeUtc(v.created_ns),
-                  fmt::format("{}", v.size), CellText(v.op), CellText(v.subject),
-                  VersionNote(v)});
+    table.AddRow({fmt::format("{}", v.seq), ShortId(v.grain_id),
+                  IsoTimeUtc(v.created_ns), fmt::format("{}", v.size),
+                  CellText(v.op), CellText(v.subject), VersionNote(v)});
   }
   return table.Render();
 }
@@ -65,7 +71,8 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto versions = s.store->History(s.ns, subject, args.relation);
-  if (!versions.has_value()) return ReportError(fmt::format("history {}", subject), versions.error());
+  if (!versions.has_value())
+    return ReportError(fmt::format("history {}", subject), versions.error());
   if (args.json) {
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& v : *versions) {
@@ -77,9 +84,10 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   auto chain = s.store->FindChain(s.ns, subject, args.relation);
   if (chain.has_value() && chain->state != grainstore::ChainState::kLive) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
-    text += fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
-                        IsoTimeUtc(chain->deleted_ns),
-                        purged ? "" : "; `areev restore` brings it back");
+    text +=
+        fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
+                    IsoTimeUtc(chain->deleted_ns),
+                    purged ? "" : "; `areev restore` brings it back");
   }
   return WriteStdout(text) ? kExitOk : kExitFailed;
 }
@@ -95,11 +103,13 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
   if (!ParsePathArg(args.path, &key, &code)) return code;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  auto body = args.version.empty() ? s.store->ReadFile(s.ns, key)
-                                   : s.store->ReadVersion(s.ns, key, args.version);
+  auto body = args.version.empty()
+                  ? s.store->ReadFile(s.ns, key)
+                  : s.store->ReadVersion(s.ns, key, args.version);
   if (!body.has_value()) {
     std::string what = args.version.empty() ? fmt::format("cat {}", key)
-                                            : fmt::format("cat {} --version {}", key, args.version);
+                                            : fmt::format("cat {} --version {}",
+                                                          key, args.version);
     return ReportError(what, body.error());
   }
   return WriteStdout(*body) ? kExitOk : kExitFailed;
@@ -113,10 +123,12 @@ struct DiffArgs {
 };
 
 // Finds the version named by `spec` (a number or a grain-id prefix).
-const grainstore::VersionInfo* FindVersion(const std::vector<grainstore::VersionInfo>& versions,
-                                           std::string_view spec) {
+const grainstore::VersionInfo* FindVersion(
+    const std::vector<grainstore::VersionInfo>& versions,
+    std::string_view spec) {
   const grainstore::VersionInfo* found = nullptr;
-  const bool numeric = !spec.empty() && spec.find_first_not_of("0123456789") == spec.npos;
+  const bool numeric =
+      !spec.empty() && spec.find_first_not_of("0123456789") == spec.npos;
   for (const auto& v : versions) {
     const bool match = numeric ? fmt::format("{}", v.seq) == spec
                                : v.grain_id.compare(0, spec.size(), spec) == 0;
@@ -139,16 +151,21 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto versions = s.store->History(s.ns, key);
-  if (!versions.has_value()) return ReportError(fmt::format("diff {}", key), versions.error());
-  if (versions->empty()) return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
+  if (!versions.has_value())
+    return ReportError(fmt::format("diff {}", key), versions.error());
+  if (versions->empty())
+    return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
   const grainstore::VersionInfo* to =
       args.to.empty() ? &versions->back() : FindVersion(*versions, args.to);
-  if (to == nullptr) return Fail(kExitFailed, fmt::format("diff {}: no single version {}", key, args.to));
+  if (to == nullptr)
+    return Fail(kExitFailed,
+                fmt::format("diff {}: no single version {}", key, args.to));
   const grainstore::VersionInfo* from = nullptr;
   if (!args.from.empty()) {
     from = FindVersion(*versions, args.from);
     if (from == nullptr) {
-      return Fail(kExitFailed, fmt::format("diff {}: no single version {}", key, args.from));
+      return Fail(kExitFailed,
+                  fmt::format("diff {}: no single version {}", key, args.from));
     }
   } else {
     for (const auto& v : *versions) {
@@ -158,43 +175,55 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   std::string old_body;
   if (from != nullptr) {
     auto body = s.store->ReadVersion(s.ns, key, fmt::format("{}", from->seq));
-    if (!body.has_value()) return ReportError(fmt::format("diff {} v{}", key, from->seq), body.error());
+    if (!body.has_value())
+      return ReportError(fmt::format("diff {} v{}", key, from->seq),
+                         body.error());
     old_body = std::move(body).value();
   }
   auto new_body = s.store->ReadVersion(s.ns, key, fmt::format("{}", to->seq));
   if (!new_body.has_value()) {
-    return ReportError(fmt::format("diff {} v{}", key, to->seq), new_body.error());
+    return ReportError(fmt::format("diff {} v{}", key, to->seq),
+                       new_body.error());
   }
-  const std::string text = UnifiedDiff(old_body, *new_body,
-                                       from != nullptr ? DiffLabel(*from) : "/dev/null",
-                                       DiffLabel(*to), args.context);
+  const std::string text = UnifiedDiff(
+      old_body, *new_body, from != nullptr ? DiffLabel(*from) : "/dev/null",
+      DiffLabel(*to), args.context);
   return WriteStdout(text) ? kExitOk : kExitFailed;
 }
 
 }  // namespace
 
-void AddVersionCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out) {
+void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
+                        std::vector<Command>* out) {
   auto h = std::make_shared<HistoryArgs>();
-  CLI::App* history = app.add_subcommand("history", "List the versions of a file (or any chain)");
+  CLI::App* history = app.add_subcommand(
+      "history", "List the versions of a file (or any chain)");
   history->add_option("path", h->path, "Memory path (same as --subject)");
-  history->add_option("--subject", h->subject, "Chain subject, e.g. /memories/prefs.md");
-  history->add_option("--relation", h->relation, "Chain relation")->capture_default_str();
+  history->add_option("--subject", h->subject,
+                      "Chain subject, e.g. /memories/prefs.md");
+  history->add_option("--relation", h->relation, "Chain relation")
+      ->capture_default_str();
   history->add_flag("--all", h->all, "Include transient (coalesced) versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});
 
   auto c = std::make_shared<CatArgs>();
-  CLI::App* cat = app.add_subcommand("cat", "Print a file's current body or any version");
+  CLI::App* cat =
+      app.add_subcommand("cat", "Print a file's current body or any version");
   cat->add_option("path", c->path, "Memory path")->required();
-  cat->add_option("--version", c->version, "Version number or grain-id prefix (>= 6 hex)");
+  cat->add_option("--version", c->version,
+                  "Version number or grain-id prefix (>= 6 hex)");
   out->push_back({cat, [&global, c] { return RunCat(global, *c); }});
 
   auto d = std::make_shared<DiffArgs>();
-  CLI::App* diff = app.add_subcommand("diff", "Unified diff between two versions of a file");
+  CLI::App* diff =
+      app.add_subcommand("diff", "Unified diff between two versions of a file");
   diff->add_option("path", d->path, "Memory path")->required();
-  diff->add_option("--from", d->from, "Old version (default: the one before --to)");
+  diff->add_option("--from", d->from,
+                   "Old version (default: the one before --to)");
   diff->add_option("--to", d->to, "New version (default: the newest)");
-  diff->add_option("-U,--unified", d->context, "Lines of context")->capture_default_str();
+  diff->add_option("-U,--unified", d->context, "Lines of context")
+      ->capture_default_str();
   out->push_back({diff, [&global, d] { return RunDiff(global, *d); }});
 }
 

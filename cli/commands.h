@@ -13,20 +13,24 @@ namespace cli {
 
 // memtool: one memory-tool JSON command (argument, or stdin with "-"), or
 // --batch: one command per stdin line, one JSON result line per command.
-void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global,
+                       std::vector<Command>* out);
 
 // history, cat, diff: versions of a memory file (or any chain).
-void AddVersionCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
+                        std::vector<Command>* out);
 
 // log, restore, purge: the op-log and tombstone management.
 void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
                           std::vector<Command>* out);
 
 // add, recall: plain fact and event grains.
-void AddFactCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+void AddFactCommands(CLI::App& app, const GlobalOptions& global,
+                     std::vector<Command>* out);
 
 // mount, umount: the FUSE view (fails with exit 1 when built without FUSE).
-void AddMountCommands(CLI::App& app, const GlobalOptions& global, std::vector<Command>* out);
+void AddMountCommands(CLI::App& app, const GlobalOptions& global,
+                      std::vector<Command>* out);
 
 }  // namespace cli
 

@@ -33,17 +33,23 @@ constexpr std::int64_t kMaxCost = 1024;
 class Differ {
  public:
   Differ(const std::vector<int>& a, const std::vector<int>& b)
-      : a_(a), b_(b), a_changed_(a.size(), false), b_changed_(b.size(), false) {}
+      : a_(a),
+        b_(b),
+        a_changed_(a.size(), false),
+        b_changed_(b.size(), false) {}
 
-  void Run() { Compare(Box{0, 0, static_cast<std::int64_t>(a_.size()),
-                           static_cast<std::int64_t>(b_.size())}); }
+  void Run() {
+    Compare(Box{0, 0, static_cast<std::int64_t>(a_.size()),
+                static_cast<std::int64_t>(b_.size())});
+  }
   const std::vector<bool>& a_changed() const { return a_changed_; }
   const std::vector<bool>& b_changed() const { return b_changed_; }
 
  private:
   void Compare(Box box) {
     // Strip the common prefix and suffix: cheap, and most edits are local.
-    while (box.left < box.right && box.top < box.bottom && a_[box.left] == b_[box.top]) {
+    while (box.left < box.right && box.top < box.bottom &&
+           a_[box.left] == b_[box.top]) {
       ++box.left;
       ++box.top;
     }
@@ -62,8 +68,10 @@ class Differ {
     }
     const Snake s = MiddleSnake(box);
     Compare(Box{box.left, box.top, s.x0, s.y0});
-    if (s.x1 - s.x0 > s.y1 - s.y0) a_changed_[s.edit_last ? s.x1 - 1 : s.x0] = true;
-    if (s.y1 - s.y0 > s.x1 - s.x0) b_changed_[s.edit_last ? s.y1 - 1 : s.y0] = true;
+    if (s.x1 - s.x0 > s.y1 - s.y0)
+      a_changed_[s.edit_last ? s.x1 - 1 : s.x0] = true;
+    if (s.y1 - s.y0 > s.x1 - s.x0)
+      b_changed_[s.edit_last ? s.y1 - 1 : s.y0] = true;
     Compare(Box{s.x1, s.y1, box.right, box.bottom});
   }
 
@@ -93,8 +101,8 @@ class Differ {
     return Snake{box.left, box.top, box.right, box.bottom};  // unreachable
   }
 
-  bool Forward(const Box& box, std::int64_t d, std::int64_t delta, std::int64_t off,
-               Snake* out) {
+  bool Forward(const Box& box, std::int64_t d, std::int64_t delta,
+               std::int64_t off, Snake* out) {
     for (std::int64_t k = d; k >= -d; k -= 2) {
       const std::int64_t c = k - delta;
       std::int64_t px, x;
@@ -111,7 +119,8 @@ class Differ {
         ++y;
       }
       vf_[off + k] = x;
-      if ((delta & 1) != 0 && c >= -(d - 1) && c <= d - 1 && y >= vb_[off + c]) {
+      if ((delta & 1) != 0 && c >= -(d - 1) && c <= d - 1 &&
+          y >= vb_[off + c]) {
         *out = Snake{px, py, x, y, false};
         return true;
       }
@@ -119,8 +128,8 @@ class Differ {
     return false;
   }
 
-  bool Backward(const Box& box, std::int64_t d, std::int64_t delta, std::int64_t off,
-                Snake* out) {
+  bool Backward(const Box& box, std::int64_t d, std::int64_t delta,
+                std::int64_t off, Snake* out) {
     for (std::int64_t c = d; c >= -d; c -= 2) {
       const std::int64_t k = c + delta;
       std::int64_t py, y;
@@ -203,8 +212,10 @@ std::vector<DiffOp> DiffLines(const std::vector<std::string_view>& a,
   }
   Differ differ(af, bf);
   differ.Run();
-  for (std::size_t i = 0; i < af.size(); ++i) a_changed[a_map[i]] = differ.a_changed()[i];
-  for (std::size_t j = 0; j < bf.size(); ++j) b_changed[b_map[j]] = differ.b_changed()[j];
+  for (std::size_t i = 0; i < af.size(); ++i)
+    a_changed[a_map[i]] = differ.a_changed()[i];
+  for (std::size_t j = 0; j < bf.size(); ++j)
+    b_changed[b_map[j]] = differ.b_changed()[j];
   std::vector<DiffOp> ops;
   std::size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
@@ -232,13 +243,15 @@ std::string Range(std::size_t first, std::size_t count) {
 void AppendLine(std::string* out, char tag, std::string_view line) {
   out->push_back(tag);
   out->append(line);
-  if (line.empty() || line.back() != '\n') out->append("\n\\ No newline at end of file\n");
+  if (line.empty() || line.back() != '\n')
+    out->append("\n\\ No newline at end of file\n");
 }
 
 }  // namespace
 
-std::string UnifiedDiff(std::string_view a, std::string_view b, std::string_view a_label,
-                        std::string_view b_label, std::size_t context) {
+std::string UnifiedDiff(std::string_view a, std::string_view b,
+                        std::string_view a_label, std::string_view b_label,
+                        std::size_t context) {
   const auto al = SplitLines(a);
   const auto bl = SplitLines(b);
   const auto ops = DiffLines(al, bl);

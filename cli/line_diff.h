@@ -29,8 +29,9 @@ std::vector<DiffOp> DiffLines(const std::vector<std::string_view>& a,
 // The unified diff of two texts with `context` lines around each change, or ""
 // when they are equal. Headers: "--- {a_label}" and "+++ {b_label}". A last
 // line without '\n' is followed by "\ No newline at end of file".
-std::string UnifiedDiff(std::string_view a, std::string_view b, std::string_view a_label,
-                        std::string_view b_label, std::size_t context = 3);
+std::string UnifiedDiff(std::string_view a, std::string_view b,
+                        std::string_view a_label, std::string_view b_label,
+                        std::size_t context = 3);
 
 }  // namespace cli
 

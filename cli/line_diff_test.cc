@@ -14,10 +14,12 @@ namespace {
 // Length of the longest common subsequence, by dynamic programming.
 std::size_t LcsLength(const std::vector<std::string_view>& a,
                       const std::vector<std::string_view>& b) {
-  std::vector<std::vector<std::size_t>> t(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  std::vector<std::vector<std::size_t>> t(
+      a.size() + 1, std::vector<std::size_t>(b.size() + 1));
   for (std::size_t i = a.size(); i-- > 0;) {
     for (std::size_t j = b.size(); j-- > 0;) {
-      t[i][j] = a[i] == b[j] ? t[i + 1][j + 1] + 1 : std::max(t[i + 1][j], t[i][j + 1]);
+      t[i][j] = a[i] == b[j] ? t[i + 1][j + 1] + 1
+                             : std::max(t[i + 1][j], t[i][j + 1]);
     }
   }
   return t[0][0];
@@ -37,7 +39,8 @@ TEST(DiffLinesTest, RandomInputsGiveMinimalValidScripts) {
   const std::vector<std::string> alphabet = {"a\n", "b\n", "c\n", "d\n", "e"};
   for (int round = 0; round < 3000; ++round) {
     std::vector<std::string_view> a, b;
-    const int na = static_cast<int>(rng() % 14), nb = static_cast<int>(rng() % 14);
+    const int na = static_cast<int>(rng() % 14),
+              nb = static_cast<int>(rng() % 14);
     const std::size_t letters = 2 + rng() % 4;
     for (int i = 0; i < na; ++i) a.push_back(alphabet[rng() % letters]);
     for (int i = 0; i < nb; ++i) b.push_back(alphabet[rng() % letters]);
@@ -66,10 +69,13 @@ TEST(UnifiedDiffTest, EqualTextsGiveNothing) {
 TEST(UnifiedDiffTest, MatchesDiffUFormat) {
   EXPECT_EQ(UnifiedDiff("a\nb\nc\n", "a\nB\nc\n", "old", "new"),
             "--- old\n+++ new\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
-  EXPECT_EQ(UnifiedDiff("", "x\n", "old", "new"), "--- old\n+++ new\n@@ -0,0 +1 @@\n+x\n");
-  EXPECT_EQ(UnifiedDiff("x\n", "", "old", "new"), "--- old\n+++ new\n@@ -1 +0,0 @@\n-x\n");
+  EXPECT_EQ(UnifiedDiff("", "x\n", "old", "new"),
+            "--- old\n+++ new\n@@ -0,0 +1 @@\n+x\n");
+  EXPECT_EQ(UnifiedDiff("x\n", "", "old", "new"),
+            "--- old\n+++ new\n@@ -1 +0,0 @@\n-x\n");
   EXPECT_EQ(UnifiedDiff("a\nb", "a\nb\n", "o", "n"),
-            "--- o\n+++ n\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+            "--- o\n+++ n\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of "
+            "file\n+b\n");
 }
 
 TEST(UnifiedDiffTest, SeparatesDistantChangesIntoHunks) {
@@ -87,7 +93,8 @@ TEST(UnifiedDiffTest, SeparatesDistantChangesIntoHunks) {
 // Cross-checks against GNU diff and patch when they are installed: the output
 // must apply cleanly with patch(1) and give the new text back.
 TEST(UnifiedDiffTest, AppliesWithPatch) {
-  if (std::system("command -v patch >/dev/null 2>&1") != 0) GTEST_SKIP() << "no patch(1)";
+  if (std::system("command -v patch >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no patch(1)";
   std::mt19937 rng(99);
   const std::string dir = ::testing::TempDir();
   for (int round = 0; round < 40; ++round) {
@@ -131,7 +138,8 @@ TEST(DiffLinesTest, LargeInputsStayFast) {
     a_store.push_back("k" + std::to_string(rng() % 3000) + "\n");
     b_store.push_back("k" + std::to_string(rng() % 3000) + "\n");
   }
-  std::vector<std::string_view> a(a_store.begin(), a_store.end()), b(b_store.begin(), b_store.end());
+  std::vector<std::string_view> a(a_store.begin(), a_store.end()),
+      b(b_store.begin(), b_store.end());
   const auto start = std::chrono::steady_clock::now();
   const auto ops = DiffLines(a, b);
   const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -149,7 +157,9 @@ TEST(DiffLinesTest, LargeInputsStayFast) {
   }
   EXPECT_EQ(na, a.size());
   EXPECT_EQ(nb, b.size());
-  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 5000);
+  EXPECT_LT(
+      std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(),
+      5000);
 }
 
 }  // namespace

@@ -11,13 +11,17 @@
 
 int main(int argc, char** argv) {
   cli::GlobalOptions global;
-  CLI::App app{"areev: a versioned memory store for Anthropic's memory tool", "areev"};
+  CLI::App app{"areev: a versioned memory store for Anthropic's memory tool",
+               "areev"};
   app.require_subcommand(1);
   app.fallthrough();  // --db/--ns/--durable may follow the subcommand
-  app.add_option("--db", global.db, "Store file (default: $AREEV_DB, else ./agent.db)")
+  app.add_option("--db", global.db,
+                 "Store file (default: $AREEV_DB, else ./agent.db)")
       ->envname("AREEV_DB");
-  CLI::Option* ns = app.add_option("--ns", global.ns, "Namespace (default: default)");
-  app.add_flag("--durable", global.durable, "fsync every acknowledged write (Durability::kFull)");
+  CLI::Option* ns =
+      app.add_option("--ns", global.ns, "Namespace (default: default)");
+  app.add_flag("--durable", global.durable,
+               "fsync every acknowledged write (Durability::kFull)");
 
   std::vector<cli::Command> commands;
   cli::AddMemtoolCommand(app, global, &commands);
@@ -35,7 +39,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
-      std::fprintf(stderr, "areev: unknown command '%s'\nRun with --help for usage.\n",
+      std::fprintf(stderr,
+                   "areev: unknown command '%s'\nRun with --help for usage.\n",
                    rest.front().c_str());
     } else {
       std::fprintf(stderr, "areev: %s\nRun with --help for usage.\n", e.what());

@@ -50,7 +50,8 @@ std::string CellText(std::string_view value, std::size_t max_chars) {
   if (max_chars > 3 && out.size() > max_chars) {
     std::size_t cut = max_chars - 3;
     // Do not split a UTF-8 sequence.
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
+      --cut;
     out.resize(cut);
     out += "...";
   }
@@ -83,7 +84,8 @@ void Table::AddRow(std::vector<std::string> cells) {
 std::string Table::Render() const {
   std::vector<std::size_t> widths(headers_.size(), 0);
   auto measure = [&widths](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], Width(row[i]));
+    for (std::size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], Width(row[i]));
   };
   measure(headers_);
   for (const auto& row : rows_) measure(row);
@@ -108,7 +110,8 @@ std::string Table::Render() const {
 }
 
 std::string JsonText(const nlohmann::json& doc) {
-  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 nlohmann::json VersionJson(const grainstore::VersionInfo& v) {
@@ -122,9 +125,10 @@ nlohmann::json VersionJson(const grainstore::VersionInfo& v) {
       {"created_ns", v.created_ns},
       {"size", v.size},
       {"op", v.op},
-      {"supersedes", v.supersedes.empty() ? nlohmann::json() : nlohmann::json(v.supersedes)},
-      {"derived_from",
-       v.derived_from.empty() ? nlohmann::json() : nlohmann::json(v.derived_from)},
+      {"supersedes",
+       v.supersedes.empty() ? nlohmann::json() : nlohmann::json(v.supersedes)},
+      {"derived_from", v.derived_from.empty() ? nlohmann::json()
+                                              : nlohmann::json(v.derived_from)},
       {"transient", v.transient},
       {"purged", v.purged},
   };
@@ -138,10 +142,12 @@ nlohmann::json OpJson(const grainstore::OpRecord& op) {
       {"at_ns", op.at_ns},
       {"op", op.op},
       {"subject", op.subject},
-      {"new_subject", op.new_subject.empty() ? nlohmann::json() : nlohmann::json(op.new_subject)},
+      {"new_subject", op.new_subject.empty() ? nlohmann::json()
+                                             : nlohmann::json(op.new_subject)},
       {"node_id", op.node_id},
       {"chain_id", op.chain_id},
-      {"grain_id", op.grain_id.empty() ? nlohmann::json() : nlohmann::json(op.grain_id)},
+      {"grain_id",
+       op.grain_id.empty() ? nlohmann::json() : nlohmann::json(op.grain_id)},
       {"origin", fmt::format("{:016x}", op.origin)},
   };
 }
