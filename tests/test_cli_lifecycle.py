@@ -63,6 +63,9 @@ def test_purge_erases_bodies_for_good(run_areev, db, tmp_path):
     memtool(run_areev, db, command="delete", path="/memories/secret.md")
     # Before purge the tombstoned bodies are still readable...
     assert run_areev("cat", "/memories/secret.md", "--version", "1", "--db", db).returncode == 0
+    raw = b"".join(p.read_bytes() for p in pathlib.Path(tmp_path).iterdir()
+                   if p.name.startswith("agent.db"))
+    assert marker.encode() in raw  # ...and on disk, so the check below can fail
     proc = run_areev("purge", "/memories/secret.md", "--db", db)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "purged /memories/secret.md\n"
@@ -99,3 +102,26 @@ def test_rename_keeps_history_at_new_path(run_areev, db, old_file):
     extra = after[len(before):]
     for v in extra:
         assert v["derived_from"] in (None, before[-1]["grain_id"])
+
+
+def test_purge_leaves_no_plaintext_in_wal_while_another_connection_is_open(run_areev, db,
+                                                                          tmp_path):
+    import sqlite3
+    marker = "WAL-MARKER-2b9d41c7e0aa"
+    memtool(run_areev, db, command="create", path="/memories/s.md", file_text=f"{marker}\n")
+    # An idle second connection keeps the WAL file from being removed at
+    # close, so what the purge left in it can be inspected.
+    idle = sqlite3.connect(db)
+    idle.execute("SELECT count(*) FROM sqlite_master").fetchall()  # joins the WAL
+    try:
+        memtool(run_areev, db, command="delete", path="/memories/s.md")
+        raw = b"".join(f.read_bytes() for f in tmp_path.iterdir()
+                       if f.name.startswith("agent.db"))
+        assert marker.encode() in raw  # the check below can fail
+        proc = run_areev("purge", "/memories/s.md", "--db", db)
+        assert proc.returncode == 0, proc.stderr
+        for f in tmp_path.iterdir():
+            if f.name.startswith("agent.db"):
+                assert marker.encode() not in f.read_bytes(), f.name
+    finally:
+        idle.close()
