@@ -1,0 +1,127 @@
+'use strict';
+// Areev's API beyond memoryTool: typed errors, history/read, close, and many
+// concurrent promises on one handle.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { Areev, codes, tmpDb, areevBin } = require('./helpers.js');
+const { spawnSync } = require('node:child_process');
+
+const J = JSON.stringify;
+
+test('memoryTool resolves content and rejects with Error(bare message)', async () => {
+  const m = new Areev(tmpDb(), 'assistant');
+  assert.equal(await m.memoryTool(J({ command: 'create', path: '/memories/p.md', file_text: 'x' })),
+    'File created successfully at: /memories/p.md');
+  await assert.rejects(m.memoryTool(J({ command: 'view', path: '/memories/nope' })), (e) => {
+    assert.ok(e instanceof Error);
+    assert.equal(e.message, 'The path /memories/nope does not exist. Please provide a valid path.');
+    assert.equal(e.code, codes.TOOL);
+    return true;
+  });
+  m.close();
+});
+
+test('malformed JSON rejects with the same message areev memtool prints', async (t) => {
+  const m = new Areev(tmpDb(), 'assistant');
+  for (const bad of ['{bad', '[]', 'null', '{"command": 1}', '']) {
+    const err = await m.memoryTool(bad).then(() => null, (e) => e);
+    assert.ok(err instanceof Error && err.message.length > 0, `no error for ${J(bad)}`);
+    assert.equal(err.code, codes.TOOL);
+    if (areevBin && bad) {
+      const r = spawnSync(areevBin, ['memtool', bad, '--db', tmpDb('cli.db')], { encoding: 'utf8' });
+      assert.equal(r.stdout, `Error: ${err.message}`);
+    }
+  }
+  if (!areevBin) t.diagnostic('areev CLI not built: messages not compared');
+  m.close();
+});
+
+test('non-string input rejects with TypeError (a promise, never a throw)', async () => {
+  const m = new Areev(tmpDb());
+  for (const bad of [undefined, null, 1, { command: 'view', path: '/memories' }, Buffer.from('{}')]) {
+    const p = m.memoryTool(bad);
+    assert.ok(p instanceof Promise);
+    await assert.rejects(p, TypeError);
+  }
+  await assert.rejects(m.history(42), TypeError);
+  await assert.rejects(m.read('/memories/x', {}), TypeError);
+  m.close();
+});
+
+test('constructor validates its arguments', () => {
+  const db = tmpDb();
+  assert.throws(() => new Areev(42), TypeError);
+  assert.throws(() => new Areev(db, 7), TypeError);
+  for (const ns of ['', 'a b', '../x', 'x'.repeat(65), 'ns/1']) {
+    assert.throws(() => new Areev(db, ns), (e) => e.code === codes.INVALID);
+  }
+  assert.throws(() => new Areev('/nonexistent-dir/x/agent.db'), (e) => e.code === codes.STORE);
+  const m = new Areev(new URL(`file://${db}`), 'default', { durable: true });
+  m.close();
+});
+
+test('history and read expose every version', async () => {
+  const m = new Areev(tmpDb(), 'assistant');
+  await m.memoryTool(J({ command: 'create', path: '/memories/prefs.md', file_text: 'tea\n' }));
+  await m.memoryTool(J({ command: 'str_replace', path: '/memories/prefs.md', old_str: 'tea', new_str: 'coffee' }));
+  const h = await m.history('/memories/prefs.md');
+  assert.deepEqual(h.map((v) => v.version), [1, 2]);
+  assert.deepEqual(h.map((v) => v.size), [4, 7]);
+  assert.equal(h[0].op, 'create');
+  assert.equal(typeof h[0].createdNs, 'bigint');
+  assert.ok(h[0].createdNs <= h[1].createdNs);
+  assert.match(h[1].created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  assert.equal(h[1].grainId.length, 64);
+  assert.equal(await m.read('/memories/prefs.md', 1), 'tea\n');
+  assert.equal(await m.read('/memories/prefs.md'), 'coffee\n');
+  assert.equal(await m.read('/memories/prefs.md', h[0].grainId.slice(0, 8)), 'tea\n');
+  await assert.rejects(m.read('/memories/prefs.md', 0), (e) => e.code === codes.INVALID);
+  await assert.rejects(m.read('/memories/prefs.md', 7), (e) => e.code === codes.NOT_FOUND);
+  await assert.rejects(m.read('/memories/none'), (e) => e.code === codes.NOT_FOUND);
+  await assert.rejects(m.history('/etc/passwd'), (e) => e.code === codes.INVALID &&
+    e.message === 'Path must start with /memories, got: /etc/passwd');
+  m.close();
+});
+
+test('close: calls made before it finish, later ones reject with ERR_AREEV_CLOSED', async () => {
+  const m = new Areev(tmpDb());
+  await m.memoryTool(J({ command: 'create', path: '/memories/a', file_text: 'x' }));
+  const inflight = Array.from({ length: 50 }, () => m.memoryTool(J({ command: 'view', path: '/memories/a' })));
+  m.close();
+  m.close();
+  assert.equal(m.closed, true);
+  for (const out of await Promise.all(inflight)) assert.match(out, /1\tx$/);
+  for (const p of [m.memoryTool('{}'), m.history('/memories/a'), m.read('/memories/a')]) {
+    await assert.rejects(p, (e) => e.code === codes.CLOSED && e.message === 'the Areev handle is closed');
+  }
+});
+
+test('many concurrent promises on one handle lose no write', async () => {
+  const m = new Areev(tmpDb(), 'assistant');
+  await m.memoryTool(J({ command: 'create', path: '/memories/log.md', file_text: '' }));
+  const N = 200;
+  const ops = [];
+  for (let i = 0; i < N; i++) {
+    ops.push(m.memoryTool(J({ command: 'insert', path: '/memories/log.md', insert_line: 0, insert_text: `line ${i}` })));
+    ops.push(m.memoryTool(J({ command: 'create', path: `/memories/f/${i}.md`, file_text: String(i) })));
+    if (i % 10 === 0) ops.push(m.history('/memories/log.md'), m.read('/memories/log.md'));
+  }
+  const results = await Promise.all(ops);
+  assert.equal(results.length, ops.length);
+  const lines = (await m.read('/memories/log.md')).trimEnd().split('\n').sort();
+  assert.deepEqual(lines, Array.from({ length: N }, (_, i) => `line ${i}`).sort());
+  assert.equal((await m.history('/memories/log.md')).length, N + 1);
+  const files = await Promise.all(Array.from({ length: N }, (_, i) => m.read(`/memories/f/${i}.md`)));
+  assert.deepEqual(files, Array.from({ length: N }, (_, i) => String(i)));
+  m.close();
+});
+
+test('memoryToolHandlers forward every command string to the backend', async () => {
+  const m = new Areev(tmpDb());
+  const h = m.memoryToolHandlers();
+  assert.equal(await h.create({ command: 'create', path: '/memories/x', file_text: 'y' }),
+    'File created successfully at: /memories/x');
+  await assert.rejects(h.launch({ command: 'launch' }), { message: 'Unknown command: launch' });
+  assert.equal(h.then, undefined); // not mistaken for a thenable
+  m.close();
+});

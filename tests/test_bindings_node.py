@@ -1,0 +1,61 @@
+"""Runs the Node binding's tests (`node --test tests/node/`) against the freshly
+built addon, installing tests/node's dependencies (@anthropic-ai/sdk) first."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from test_bindings_common import ROOT, node_env
+
+NODE_TESTS = ROOT / "tests" / "node"
+
+
+def ensure_sdk():
+    if (NODE_TESTS / "node_modules" / "@anthropic-ai" / "sdk" / "package.json").exists():
+        return
+    npm = shutil.which("npm")
+    assert npm, "npm is needed to install tests/node's dependencies"
+    proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_TESTS,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_node_suite():
+    ensure_sdk()
+    proc = subprocess.run(["node", "--test", str(NODE_TESTS)], env=node_env(), capture_output=True,
+                          text=True, timeout=900, cwd=ROOT)
+    summary = "\n".join(line for line in proc.stdout.splitlines()
+                        if line.startswith(("# ", "not ok")))
+    assert proc.returncode == 0, f"{summary}\n{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
+    passed = int(re.search(r"^# pass (\d+)$", proc.stdout, re.M).group(1))
+    failed = int(re.search(r"^# fail (\d+)$", proc.stdout, re.M).group(1))
+    skipped = int(re.search(r"^# skipped (\d+)$", proc.stdout, re.M).group(1))
+    assert failed == 0 and skipped == 0
+    assert passed >= 120, summary
+
+
+def test_npm_install_builds_the_addon(tmp_path):
+    """`npm install <repo>/bindings/node` works offline: its install script builds the addon."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "app", "version": "1.0.0", "private": true}')
+    env = node_env()
+    env.pop("AREEV_NODE_ADDON")
+    # The package's own build directory (bindings/node/build/cmake), as for users.
+    env.pop("AREEV_NODE_BUILD_DIR", None)
+    proc = subprocess.run(["npm", "install", "--offline", "--no-audit", "--no-fund",
+                           str(ROOT / "bindings" / "node")],
+                          cwd=app, env=env, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    script = ("const { Areev } = require('@areev/areev');"
+              "const m = new Areev(process.argv[1], 'assistant');"
+              "m.memoryTool(JSON.stringify({command: 'view', path: '/memories'}))"
+              ".then((out) => { console.log(out); m.close(); });")
+    run = subprocess.run(["node", "-e", script, str(tmp_path / "a.db")], cwd=app, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("Here're the files and directories up to 2 levels deep in /memories")
