@@ -110,8 +110,7 @@ ToolResult ViewFile(const PathArg& p, std::string_view body, const std::optional
 
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range) {
   if (!p.path.is_root()) {
-    NodeInfo info;
-    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key, &info);
+    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key);
     if (body.has_value()) return ViewFile(p, *body, range);
     const grainstore::StatusCode code = body.error().code();
     if (code == grainstore::StatusCode::kNotFound || code == grainstore::StatusCode::kNotADirectory) {
