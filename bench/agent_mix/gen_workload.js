@@ -11,6 +11,8 @@
 //                   1% delete
 //   expected.dump   the tree every correct backend must hold afterwards
 //                   (see dump_format below)
+//   ops.labels      one label per line of ops.jsonl (view_dir, view_file,
+//                   str_replace, ...) for per-command breakdowns
 //   meta.json       counts per command
 //
 // Every command is valid on both the SDK's local-filesystem backend and
@@ -190,15 +192,18 @@ function main() {
   };
   const ops = [];
   const counts = {};
+  const labels = [];
   for (let i = 0; i < args.ops; i++) {
     const op = genOp(model, dirList);
     const label = op.command === 'view' ? (model.dirs.has(op.path) ? 'view_dir' : 'view_file') : op.command;
     counts[label] = (counts[label] || 0) + 1;
+    labels.push(label);
     ops.push(op);
   }
   const toLines = (cmds) => cmds.map((c) => JSON.stringify(c)).join('\n') + '\n';
   fs.writeFileSync(path.join(args.out, 'setup.jsonl'), toLines(setup));
   fs.writeFileSync(path.join(args.out, 'ops.jsonl'), toLines(ops));
+  fs.writeFileSync(path.join(args.out, 'ops.labels'), labels.join('\n') + '\n');
   fs.writeFileSync(path.join(args.out, 'expected.dump'), dump(model));
   const meta = { ...args, counts, final_files: model.files.size, final_dirs: model.dirs.size };
   fs.writeFileSync(path.join(args.out, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');

@@ -2,12 +2,14 @@
 # Agent-session mix: the same generated commands replayed on the SDK's
 # local-filesystem memory tool (Node, one process) and on areev (in-process
 # C++ MemoryTool::Execute with durability normal and full; and through the
-# Node binding when it is built). Prints a markdown table with throughput
+# Node binding when AREEV_NODE_ADDON names its built areev.node). Prints a markdown table with throughput
 # ratios against the SDK and checks that every backend ends with exactly the
 # tree the generator expects.
 #
 #   bench/agent_mix/run_agent_mix.sh BUILD_DIR [FILES...]   (default: 1000 10000)
-#   env OPS=10000 SEED=42 WORK=BUILD_DIR/agent-mix
+#   env OPS=10000 SEED=42 ROUNDS=2 WORK=BUILD_DIR/agent-mix
+# Each round runs every backend on every size in turn; the report takes each
+# backend's fastest round (the machine may be shared, and noise only adds time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run_agent_mix.sh BUILD_DIR [FILES...]}" && pwd)
@@ -16,6 +18,7 @@ sizes=("$@")
 ((${#sizes[@]})) || sizes=(1000 10000)
 ops=${OPS:-10000}
 seed=${SEED:-42}
+rounds=${ROUNDS:-2}
 work=${WORK:-$build/agent-mix}
 replay=$build/bench/memtool_replay
 [[ -x $replay ]] || { echo "missing $replay (build target memtool_replay)" >&2; exit 2; }
@@ -31,6 +34,8 @@ results=$work/results.jsonl
 record() {
   local size=$1 name=$2 dump=$3
   shift 3
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg)
   local line
   line=$("$@")
   local match=false
@@ -38,29 +43,37 @@ record() {
   echo "$line" | node -e '
     const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
     r.files = Number(process.argv[1]); r.name = process.argv[2]; r.state_matches = process.argv[3] === "true";
-    console.log(JSON.stringify(r));' "$size" "$name" "$match" >>"$results"
+    r.round = Number(process.argv[4]); r.loadavg = Number(process.argv[5]);
+    console.log(JSON.stringify(r));' "$size" "$name" "$match" "$round" "$load" >>"$results"
   echo "  $name: $line" >&2
 }
 
 for size in "${sizes[@]}"; do
-  w=$work/w$size
-  node "$here/gen_workload.js" --files "$size" --ops "$ops" --seed "$seed" --out "$w" >&2
-  echo "== $size files, $ops ops" >&2
-  mkdir -p "$work/sdk$size"
-  record "$size" sdk-fs "$work/sdk$size.dump" \
-    node "$here/sdk_replay.js" --workload "$w" --base "$work/sdk$size" --dump "$work/sdk$size.dump"
-  rm -rf "$work/sdk$size"
-  for d in normal full; do
-    record "$size" "areev-cpp-$d" "$work/areev-$d-$size.dump" \
-      "$replay" --workload "$w" --dir "$work" --durability "$d" --dump "$work/areev-$d-$size.dump"
-  done
-  if [[ -n ${AREEV_NODE_BINDING:-} ]]; then
+  node "$here/gen_workload.js" --files "$size" --ops "$ops" --seed "$seed" --out "$work/w$size" >&2
+done
+for ((round = 0; round < rounds; round++)); do
+  for size in "${sizes[@]}"; do
+    w=$work/w$size
+    echo "== round $round: $size files, $ops ops" >&2
+    mkdir -p "$work/sdk$size"
+    record "$size" sdk-fs "$work/sdk$size.dump" \
+      node "$here/sdk_replay.js" --workload "$w" --base "$work/sdk$size" --dump "$work/sdk$size.dump"
+    rm -rf "$work/sdk$size"
     for d in normal full; do
-      record "$size" "areev-node-$d" "$work/areev-node-$d-$size.dump" \
-        node "$here/node_binding_replay.js" --binding "$AREEV_NODE_BINDING" --workload "$w" \
-        --dir "$work" --durability "$d" --dump "$work/areev-node-$d-$size.dump"
+      record "$size" "areev-cpp-$d" "$work/areev-$d-$size.dump" \
+        "$replay" --workload "$w" --dir "$work" --durability "$d" --dump "$work/areev-$d-$size.dump"
     done
-  fi
+    if [[ -n ${AREEV_NODE_ADDON:-} ]]; then
+      for d in normal full; do
+        db=$work/node-$d-$size.db
+        line=$(node "$here/node_binding_replay.js" --binding "$here/../../bindings/node" \
+          --workload "$w" --dir "$work" --durability "$d" --db "$db")
+        "$replay" --dump-db "$db" --dump "$work/areev-node-$d-$size.dump"
+        rm -f "$db" "$db-wal" "$db-shm"
+        record "$size" "areev-node-$d" "$work/areev-node-$d-$size.dump" echo "$line"
+      done
+    fi
+  done
 done
 
 node "$here/report.js" "$results"

@@ -42,13 +42,21 @@ async function runOne(tool, cmd) {
   }
 }
 
-async function replay(tool, cmds, errors) {
-  for (const cmd of cmds) {
+// Runs `cmds` in order; with `labels`, adds each command's time to
+// byLabel[label] for the per-command breakdown.
+async function replay(tool, cmds, errors, labels = null, byLabel = {}) {
+  for (let i = 0; i < cmds.length; i++) {
+    const c0 = performance.now();
     try {
-      await runOne(tool, cmd);
+      await runOne(tool, cmds[i]);
     } catch (err) {
       errors.count++;
-      if (errors.samples.length < 5) errors.samples.push(`${cmd.command}: ${err.message}`);
+      if (errors.samples.length < 5) errors.samples.push(`${cmds[i].command}: ${err.message}`);
+    }
+    if (labels) {
+      const slot = byLabel[labels[i]] || (byLabel[labels[i]] = { n: 0, seconds: 0 });
+      slot.n++;
+      slot.seconds += (performance.now() - c0) / 1000;
     }
   }
 }
@@ -83,14 +91,20 @@ async function main() {
   const tool = await BetaLocalFilesystemMemoryTool.init(args.base);
   const setupErrors = { count: 0, samples: [] };
   await replay(tool, setup, setupErrors);
+  const labelsFile = path.join(args.workload, 'ops.labels');
+  const labels = fs.existsSync(labelsFile) ? fs.readFileSync(labelsFile, 'utf8').split('\n').filter(Boolean) : null;
+  const byLabel = {};
   const errors = { count: 0, samples: [] };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await replay(tool, ops, errors);
+  await replay(tool, ops, errors, labels, byLabel);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);  // all threads, libuv's fs pool included
   if (args.dump) fs.writeFileSync(args.dump, dumpTree(path.join(args.base, 'memories')));
   console.log(JSON.stringify({
-    backend: 'sdk-fs', ops: ops.length, seconds, ops_per_sec: ops.length / seconds,
+    backend: 'sdk-fs', ops: ops.length, seconds, cpu_seconds: (cpu.user + cpu.system) / 1e6, ops_per_sec: ops.length / seconds,
     errors: errors.count, setup_errors: setupErrors.count, error_samples: errors.samples.concat(setupErrors.samples),
+    by_command: byLabel,
   }));
 }
 
