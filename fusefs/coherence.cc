@@ -1,0 +1,157 @@
+#include "coherence.h"
+
+#include <cerrno>
+#include <chrono>
+
+#include "filesystem.h"
+#include "grainstore/path.h"
+#include "log.h"
+
+namespace fusefs {
+
+using grainstore::Status;
+
+Coherence::Coherence(Filesystem* fs) : fs_(fs) {}
+
+Coherence::~Coherence() { Stop(); }
+
+Status Coherence::Init() {
+  auto version = fs_->store().DataVersion();
+  if (!version) return version.error();
+  auto last = fs_->store().LastOpSeq();
+  if (!last) return last.error();
+  std::lock_guard<std::mutex> lock(mu_);
+  data_version_ = *version;
+  cursor_ = *last;
+  return Status::Ok();
+}
+
+void Coherence::Start(int interval_ms) {
+  stop_ = false;
+  thread_ = std::thread([this, interval_ms] { Run(interval_ms); });
+}
+
+void Coherence::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Coherence::CatchUp() {
+  bool changed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    changed = CatchUpLocked();
+    if (changed && !pending_.empty()) wake_ = true;
+  }
+  if (changed) cv_.notify_all();
+  return changed;
+}
+
+void Coherence::Run(int interval_ms) {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, std::chrono::milliseconds(interval_ms), [this] { return stop_ || wake_; });
+      if (stop_) return;
+      wake_ = false;
+      CatchUpLocked();
+    }
+    SendNotices();
+  }
+}
+
+bool Coherence::CatchUpLocked() {
+  auto version = fs_->store().DataVersion();
+  if (!version) {
+    Log(LogLevel::kWarning, "data_version check failed: {}", version.error().ToString());
+    return false;
+  }
+  if (*version == data_version_) return false;
+  data_version_ = *version;
+  const std::uint64_t own = fs_->store().origin();
+  for (;;) {
+    auto ops = fs_->store().ReadOps(fs_->ns(), cursor_, 512);
+    if (!ops) {
+      Log(LogLevel::kWarning, "reading the op-log failed: {}", ops.error().ToString());
+      break;
+    }
+    for (const auto& op : *ops) {
+      cursor_ = op.seq;
+      if (op.origin != own) Apply(op);
+    }
+    if (ops->size() < 512) break;
+  }
+  return true;
+}
+
+void Coherence::Apply(const grainstore::OpRecord& op) {
+  Log(LogLevel::kDebug, "external op {} {} {}", op.op, op.subject, op.new_subject);
+  InvalidateKey(op.subject);
+  if (!op.new_subject.empty()) InvalidateKey(op.new_subject);
+  if (op.node_id != 0) RefreshNode(op.node_id);
+}
+
+// Drops the kernel's dentry for `key` (positive or negative) and refreshes the
+// parent directory's attributes.
+void Coherence::InvalidateKey(const std::string& key) {
+  const auto root = grainstore::kMemoriesRoot;
+  if (!grainstore::IsStrictlyInside(key, root)) return;
+  std::string parent_key = grainstore::ParentKey(key);
+  grainstore::NodeId parent = 0;
+  if (parent_key == root) {
+    parent = fs_->root();
+  } else {
+    auto node = fs_->store().StatKey(fs_->ns(), parent_key);
+    if (!node) return;  // the parent went too; its own entry is invalidated
+    parent = node->id;
+  }
+  pending_.push_back({true, fs_->ToFuse(parent), std::string(grainstore::BaseName(key))});
+  if (fs_->inodes().Find(parent)) {
+    RefreshNode(parent);
+  }
+  auto child = fs_->store().StatKey(fs_->ns(), key);
+  if (child) RefreshNode(child->id);
+}
+
+void Coherence::RefreshNode(grainstore::NodeId id) {
+  auto inode = fs_->inodes().Find(id);
+  if (!inode) return;
+  auto node = fs_->store().GetNode(id);
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    if (!inode->dirty) {
+      if (node) {
+        inode->info = *node;
+      } else if (node.error().IsNotFound()) {
+        inode->unlinked = true;
+      }
+      inode->loaded = false;
+      inode->data.clear();
+      inode->stale_pages = true;
+    }
+  }
+  pending_.push_back({false, fs_->ToFuse(id), {}});
+}
+
+void Coherence::SendNotices() {
+  std::vector<Notice> notices;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    notices.swap(pending_);
+  }
+  fuse_session* se = fs_->session();
+  if (se == nullptr) return;
+  for (const Notice& n : notices) {
+    int rc = n.entry ? fuse_lowlevel_notify_inval_entry(se, n.ino, n.name.c_str(), n.name.size())
+                     : fuse_lowlevel_notify_inval_inode(se, n.ino, 0, 0);
+    if (rc != 0 && rc != -ENOENT) {
+      Log(LogLevel::kWarning, "kernel invalidation failed: {}", rc);
+    }
+  }
+}
+
+}  // namespace fusefs

@@ -1,0 +1,69 @@
+// Coherence: keeps the kernel's caches and the inode cache in step with other
+// processes (CLI, memory tool, bindings) writing the same store. A background
+// thread polls Store::DataVersion(); when it moves, op-log entries from other
+// origins are replayed as kernel invalidations (inval_entry / inval_inode).
+#ifndef FUSEFS_COHERENCE_H_
+#define FUSEFS_COHERENCE_H_
+
+#include <fuse_lowlevel.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "grainstore/store.h"
+
+namespace fusefs {
+
+class Filesystem;
+
+// Thread-safe. Lock order: mu_ before any InodeTable/Inode mutex; no lock is
+// held while a notification is written to the kernel.
+class Coherence {
+ public:
+  explicit Coherence(Filesystem* fs);
+  ~Coherence();
+  Coherence(const Coherence&) = delete;
+  Coherence& operator=(const Coherence&) = delete;
+
+  // Positions the op-log cursor at the newest entry. Store errors.
+  grainstore::Status Init();
+  // Starts and stops the polling thread (interval in milliseconds).
+  void Start(int interval_ms);
+  void Stop();
+  // Cheap synchronous check for request paths: when another process has
+  // committed, refreshes the inode cache now and queues kernel notifications
+  // for the polling thread. Returns true when something changed.
+  bool CatchUp();
+
+ private:
+  struct Notice {
+    bool entry = false;  // true: inval_entry(parent, name); false: inval_inode(ino)
+    fuse_ino_t ino = 0;
+    std::string name;
+  };
+
+  void Run(int interval_ms);
+  bool CatchUpLocked();
+  void Apply(const grainstore::OpRecord& op);
+  void InvalidateKey(const std::string& key);
+  void RefreshNode(grainstore::NodeId id);
+  void SendNotices();
+
+  Filesystem* fs_;
+  std::mutex mu_;  // guards everything below
+  std::uint64_t data_version_ = 0;
+  std::uint64_t cursor_ = 0;
+  std::vector<Notice> pending_;
+  bool stop_ = false;
+  bool wake_ = false;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_COHERENCE_H_

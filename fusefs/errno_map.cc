@@ -1,0 +1,35 @@
+#include "errno_map.h"
+
+#include <cerrno>
+
+namespace fusefs {
+
+using grainstore::StatusCode;
+
+int StatusToErrno(const grainstore::Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return 0;
+    case StatusCode::kNotFound: return ENOENT;
+    case StatusCode::kAlreadyExists: return EEXIST;
+    case StatusCode::kInvalidArgument: return EINVAL;
+    case StatusCode::kConflict: return EBUSY;
+    case StatusCode::kBusy: return EBUSY;
+    case StatusCode::kNoSpace: return ENOSPC;
+    case StatusCode::kIOError: return EIO;
+    case StatusCode::kCorruption: return EIO;
+    case StatusCode::kNotSupported: return ENOTSUP;
+    case StatusCode::kNotADirectory: return ENOTDIR;
+    case StatusCode::kIsADirectory: return EISDIR;
+    case StatusCode::kNotEmpty: return ENOTEMPTY;
+    case StatusCode::kTooLarge: return EFBIG;
+    case StatusCode::kReadOnly: return EROFS;
+  }
+  return EIO;
+}
+
+int NameStatusToErrno(const grainstore::Status& status) {
+  if (status.ok()) return 0;
+  return status.code() == StatusCode::kTooLarge ? ENAMETOOLONG : EINVAL;
+}
+
+}  // namespace fusefs

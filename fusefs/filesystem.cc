@@ -1,0 +1,183 @@
+#include "filesystem.h"
+
+#include <time.h>
+
+#include <cerrno>
+
+#include "coherence.h"
+#include "errno_map.h"
+#include "grainstore/path.h"
+#include "history_tree.h"
+#include "log.h"
+
+namespace fusefs {
+
+using grainstore::NodeInfo;
+using grainstore::NodeKind;
+using grainstore::Status;
+
+std::int64_t NowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+namespace {
+
+timespec ToTimespec(std::int64_t ns) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+  ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  if (ts.tv_nsec < 0) {
+    ts.tv_nsec += 1'000'000'000;
+    --ts.tv_sec;
+  }
+  return ts;
+}
+
+}  // namespace
+
+Filesystem::Filesystem() = default;
+
+Filesystem::~Filesystem() {
+  if (coherence_) coherence_->Stop();
+}
+
+Status Filesystem::Attach(std::unique_ptr<grainstore::Store> store, grainstore::NsId ns,
+                          grainstore::NodeId root, std::string db_path) {
+  store_ = std::move(store);
+  ns_ = ns;
+  root_ = root;
+  db_path_ = std::move(db_path);
+  history_ = std::make_unique<HistoryTree>(store_.get(), ns_, root_, NowNs());
+  coherence_ = std::make_unique<Coherence>(this);
+  auto root_node = store_->GetNode(root_);
+  if (!root_node) return root_node.error();
+  inodes_.Pin(*root_node);
+  return coherence_->Init();
+}
+
+std::shared_ptr<Inode> Filesystem::Get(fuse_ino_t ino) {
+  auto inode = inodes_.Find(FromFuse(ino));
+  if (!inode) Log(LogLevel::kError, "INTERNAL ERROR: request for unknown inode {}", ino);
+  return inode;
+}
+
+void Filesystem::FillAttrFromNode(const NodeInfo& node, struct stat* st) {
+  *st = {};
+  st->st_ino = node.id;
+  switch (node.kind) {
+    case NodeKind::kDirectory:
+      st->st_mode = S_IFDIR;
+      st->st_nlink = 1;  // unknown subdirectory count (as btrfs): find must not optimise
+      break;
+    case NodeKind::kSymlink:
+      st->st_mode = S_IFLNK;
+      st->st_nlink = 1;
+      break;
+    case NodeKind::kFile:
+      st->st_mode = S_IFREG;
+      st->st_nlink = 1;
+      break;
+  }
+  st->st_mode |= node.mode & 07777;
+  st->st_uid = node.uid;
+  st->st_gid = node.gid;
+  st->st_size = static_cast<off_t>(node.kind == NodeKind::kSymlink ? node.symlink_target.size()
+                                                                    : node.size);
+  st->st_blksize = 4096;
+  st->st_blocks = (st->st_size + 511) / 512;
+  st->st_atim = ToTimespec(node.atime_ns);
+  st->st_mtim = ToTimespec(node.mtime_ns);
+  st->st_ctim = ToTimespec(node.ctime_ns);
+}
+
+void Filesystem::FillAttrLocked(const Inode& inode, struct stat* st) const {
+  FillAttrFromNode(inode.info, st);
+  if (inode.info.kind == NodeKind::kFile && inode.loaded) {
+    st->st_size = static_cast<off_t>(inode.data.size());
+    st->st_blocks = (st->st_size + 511) / 512;
+  }
+  if (inode.unlinked) st->st_nlink = 0;
+}
+
+void Filesystem::MakeEntry(const NodeInfo& node, fuse_entry_param* entry) {
+  *entry = {};
+  auto inode = inodes_.Remember(node);
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    FillAttrLocked(*inode, &entry->attr);
+  }
+  entry->ino = ToFuse(node.id);
+  entry->generation = 1;
+  entry->attr_timeout = kAttrTimeout;
+  entry->entry_timeout = kEntryTimeout;
+}
+
+Status Filesystem::LoadLocked(Inode& inode) {
+  if (inode.loaded) return Status::Ok();
+  if (inode.unlinked) {  // the body went with the node; nothing to read
+    inode.loaded = true;
+    return Status::Ok();
+  }
+  auto body = store_->ReadBody(inode.info.id);
+  if (!body) return body.error();
+  inode.data = std::move(body).value();
+  inode.loaded = true;
+  return Status::Ok();
+}
+
+Status Filesystem::SealLocked(Inode& inode) {
+  if (!inode.dirty) return Status::Ok();
+  if (inode.unlinked) {  // writes to an unlinked file never resurrect its path
+    inode.dirty = false;
+    return Status::Ok();
+  }
+  auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns);
+  if (!written) return written.error();
+  inode.dirty = false;
+  inode.pristine = false;
+  inode.info = written->node;
+  return Status::Ok();
+}
+
+void Filesystem::Refresh(grainstore::NodeId id) {
+  auto inode = inodes_.Find(id);
+  if (!inode) return;
+  auto node = store_->GetNode(id);
+  if (!node) return;
+  std::lock_guard<std::mutex> lock(inode->mu);
+  if (!inode->dirty) inode->info = *node;
+}
+
+std::string Filesystem::KeyOf(grainstore::NodeId id) {
+  if (id == root_) return std::string(grainstore::kMemoriesRoot);
+  auto node = store_->GetNode(id);
+  return node ? node->key : std::string();
+}
+
+int Filesystem::CheckNewName(fuse_ino_t parent, std::string_view name, const char* op) {
+  if (IsVirtual(parent)) return EROFS;
+  if (parent == FUSE_ROOT_ID && name == grainstore::kHistoryDirName) {
+    Log(LogLevel::kWarning, "{}: refusing to create reserved name .history at the root", op);
+    return EPERM;
+  }
+  Status valid = grainstore::ValidateName(name);
+  if (!valid.ok()) {
+    Log(LogLevel::kWarning, "{}: rejected name ({})", op, valid.message());
+    return NameStatusToErrno(valid);
+  }
+  return 0;
+}
+
+void Filesystem::SealAll() {
+  for (const auto& inode : inodes_.All()) {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    Status sealed = SealLocked(*inode);
+    if (!sealed.ok()) {
+      Log(LogLevel::kError, "sealing {} at unmount failed: {}", inode->info.key, sealed.ToString());
+    }
+  }
+}
+
+}  // namespace fusefs

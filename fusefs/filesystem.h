@@ -1,0 +1,118 @@
+// Filesystem: the state behind one mount (store, namespace, inode cache,
+// .history tree, coherence with other processes) and the helpers the FUSE
+// operation handlers share. Handlers live in ops_*.cc; see ops.h.
+#ifndef FUSEFS_FILESYSTEM_H_
+#define FUSEFS_FILESYSTEM_H_
+
+#include <sys/stat.h>
+
+#include <fuse_lowlevel.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "grainstore/store.h"
+#include "inode_table.h"
+
+namespace fusefs {
+
+class Coherence;
+class HistoryTree;
+
+// Kernel cache lifetimes. Long, because every change that bypasses the kernel
+// (other processes writing the store) is invalidated explicitly.
+inline constexpr double kAttrTimeout = 300.0;
+inline constexpr double kEntryTimeout = 300.0;
+
+// Inode numbers with this bit are .history entries, never store nodes.
+inline constexpr fuse_ino_t kVirtualBit = fuse_ino_t{1} << 63;
+
+// One entry of a directory listing snapshot (see ops_dir.cc).
+struct DirEntry {
+  std::string name;
+  fuse_ino_t ino = 0;
+  struct stat st {};
+  std::optional<grainstore::NodeInfo> node;  // set for store nodes
+};
+
+// Thread-safe: handlers run on several FUSE worker threads at once.
+class Filesystem {
+ public:
+  Filesystem();
+  ~Filesystem();
+  Filesystem(const Filesystem&) = delete;
+  Filesystem& operator=(const Filesystem&) = delete;
+
+  // Takes the store (opened after daemonizing, so no SQLite handle crosses a
+  // fork) holding namespace `ns` whose root node is `root`; loads the root and
+  // the op-log cursor. Must precede the session loop. Store errors.
+  grainstore::Status Attach(std::unique_ptr<grainstore::Store> store, grainstore::NsId ns,
+                            grainstore::NodeId root, std::string db_path);
+  const std::string& db_path() const { return db_path_; }
+  // Set by the init callback when the kernel owns O_APPEND and file sizes.
+  bool writeback() const { return writeback_; }
+  void set_writeback(bool on) { writeback_ = on; }
+  // The session notifications go to; set before the loop starts.
+  void set_session(fuse_session* session) { session_ = session; }
+  fuse_session* session() const { return session_; }
+
+  grainstore::Store& store() { return *store_; }
+  grainstore::NsId ns() const { return ns_; }
+  grainstore::NodeId root() const { return root_; }
+  InodeTable& inodes() { return inodes_; }
+  HistoryTree& history() { return *history_; }
+  Coherence& coherence() { return *coherence_; }
+
+  fuse_ino_t ToFuse(grainstore::NodeId id) const { return id == root_ ? FUSE_ROOT_ID : id; }
+  grainstore::NodeId FromFuse(fuse_ino_t ino) const { return ino == FUSE_ROOT_ID ? root_ : ino; }
+  static bool IsVirtual(fuse_ino_t ino) { return (ino & kVirtualBit) != 0; }
+
+  // The cached inode of a kernel inode number; nullptr (logged) if unknown.
+  std::shared_ptr<Inode> Get(fuse_ino_t ino);
+  // Attributes of an inode (its mutex held by the caller).
+  void FillAttrLocked(const Inode& inode, struct stat* st) const;
+  static void FillAttrFromNode(const grainstore::NodeInfo& node, struct stat* st);
+  // Adds a kernel lookup reference for `node` and fills the entry reply.
+  void MakeEntry(const grainstore::NodeInfo& node, fuse_entry_param* entry);
+
+  // Reads the body into `inode.data` unless loaded (mutex held).
+  grainstore::Status LoadLocked(Inode& inode);
+  // Seals a dirty draft as the file's body (a new version when versioned and
+  // changed); no-op when clean; discards the draft of an unlinked inode.
+  grainstore::Status SealLocked(Inode& inode);
+  // Re-reads the attributes of a cached node (a directory after an entry change).
+  void Refresh(grainstore::NodeId id);
+  // The current store key of a node ("" when it is gone).
+  std::string KeyOf(grainstore::NodeId id);
+  // errno (0: fine) for creating `name` in kernel directory `parent`:
+  // EROFS inside .history, EPERM for .history at the root, EINVAL /
+  // ENAMETOOLONG for names grainstore::ValidateName rejects. Logs refusals.
+  int CheckNewName(fuse_ino_t parent, std::string_view name, const char* op);
+  // Seals every dirty draft (unmount).
+  void SealAll();
+
+ private:
+  std::unique_ptr<grainstore::Store> store_;
+  grainstore::NsId ns_ = 0;
+  grainstore::NodeId root_ = 0;
+  std::string db_path_;
+  std::atomic<bool> writeback_{false};
+  InodeTable inodes_;
+  std::unique_ptr<HistoryTree> history_;
+  std::unique_ptr<Coherence> coherence_;
+  fuse_session* session_ = nullptr;
+};
+
+// The Filesystem of a request.
+inline Filesystem& Fs(fuse_req_t req) { return *static_cast<Filesystem*>(fuse_req_userdata(req)); }
+
+// Nanoseconds since the epoch, CLOCK_REALTIME.
+std::int64_t NowNs();
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_FILESYSTEM_H_

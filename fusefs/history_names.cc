@@ -1,0 +1,30 @@
+#include "history_names.h"
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace fusefs {
+
+std::string_view Extension(std::string_view name) {
+  std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return {};
+  return name.substr(dot);
+}
+
+std::string CompactUtc(std::int64_t time_ns) {
+  std::time_t seconds = static_cast<std::time_t>(time_ns / 1'000'000'000);
+  if (time_ns < 0 && time_ns % 1'000'000'000 != 0) --seconds;
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}{:02}{:02}T{:02}{:02}{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::string VersionFileName(const grainstore::VersionInfo& version, std::string_view file_name) {
+  std::string_view id = version.grain_id;
+  return fmt::format("v{:06}-{}-{}{}", version.seq, CompactUtc(version.created_ns),
+                     id.substr(0, 8), Extension(file_name));
+}
+
+}  // namespace fusefs

@@ -1,0 +1,27 @@
+// Names of the read-only version files under .history/: immutable, colon-free
+// and sorting in version order, keeping the file's extension. Pure functions.
+#ifndef FUSEFS_HISTORY_NAMES_H_
+#define FUSEFS_HISTORY_NAMES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "grainstore/types.h"
+
+namespace fusefs {
+
+// The extension of a file name including the dot ("notes.md" -> ".md",
+// "a.tar.gz" -> ".gz"); "" for none and for dot-files such as ".bashrc".
+std::string_view Extension(std::string_view name);
+
+// "20261130T084512Z" for a UTC time in nanoseconds since the epoch.
+std::string CompactUtc(std::int64_t time_ns);
+
+// "v000001-20261130T084512Z-1a2b3c4d.md": version `seq`, created at
+// `created_ns`, grain id prefix (8 hex), extension of `file_name`.
+std::string VersionFileName(const grainstore::VersionInfo& version, std::string_view file_name);
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_HISTORY_NAMES_H_

@@ -1,0 +1,36 @@
+#include "history_names.h"
+
+#include <gtest/gtest.h>
+
+namespace fusefs {
+namespace {
+
+TEST(ExtensionTest, Cases) {
+  EXPECT_EQ(Extension("notes.md"), ".md");
+  EXPECT_EQ(Extension("a.tar.gz"), ".gz");
+  EXPECT_EQ(Extension(".bashrc"), "");
+  EXPECT_EQ(Extension("README"), "");
+  EXPECT_EQ(Extension("trailing."), "");
+}
+
+TEST(CompactUtcTest, Formats) {
+  // 2026-11-30 08:45:12 UTC
+  EXPECT_EQ(CompactUtc(1796028312LL * 1'000'000'000 + 123), "20261130T084512Z");
+  EXPECT_EQ(CompactUtc(0), "19700101T000000Z");
+}
+
+TEST(VersionFileNameTest, SortsAndKeepsExtension) {
+  grainstore::VersionInfo v;
+  v.seq = 1;
+  v.created_ns = 1796028312LL * 1'000'000'000;
+  v.grain_id = "1a2b3c4d5e6f" + std::string(52, '0');
+  EXPECT_EQ(VersionFileName(v, "notes.md"), "v000001-20261130T084512Z-1a2b3c4d.md");
+  grainstore::VersionInfo w = v;
+  w.seq = 12;
+  w.created_ns = 0;  // an older clock must not change the order
+  EXPECT_LT(VersionFileName(v, "notes.md"), VersionFileName(w, "notes.md"));
+  EXPECT_EQ(VersionFileName(v, "Makefile"), "v000001-20261130T084512Z-1a2b3c4d");
+}
+
+}  // namespace
+}  // namespace fusefs

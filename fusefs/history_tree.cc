@@ -1,0 +1,208 @@
+#include "history_tree.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "errno_map.h"
+#include "grainstore/path.h"
+#include "history_names.h"
+#include "log.h"
+
+namespace fusefs {
+
+using grainstore::NodeKind;
+using grainstore::VersionInfo;
+
+namespace {
+
+// A version file never changes: let the kernel keep it as long as it likes.
+constexpr double kVersionTimeout = 86400.0;
+// Directories gain versions and children; keep their cache short.
+constexpr double kDirTimeout = 1.0;
+
+timespec ToTs(std::int64_t ns) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+  ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  return ts;
+}
+
+}  // namespace
+
+HistoryTree::HistoryTree(grainstore::Store* store, grainstore::NsId ns, grainstore::NodeId root,
+                         std::int64_t mount_ns)
+    : store_(store), ns_(ns), root_(root), mount_ns_(mount_ns) {
+  Node top;
+  top.kind = Kind::kDir;
+  top.key = std::string(grainstore::kMemoriesRoot);
+  Intern(top);  // kRootIno
+}
+
+fuse_ino_t HistoryTree::Intern(const Node& node) {
+  std::string id = (node.kind == Kind::kDir ? "d:" : "v:") + node.key + '\0' + node.version.grain_id;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(id);
+  if (it != index_.end()) return it->second;
+  nodes_.push_back(node);
+  fuse_ino_t ino = kVirtualBit | nodes_.size();
+  index_.emplace(std::move(id), ino);
+  return ino;
+}
+
+bool HistoryTree::Find(fuse_ino_t ino, Node* node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::size_t index = static_cast<std::size_t>(ino & ~kVirtualBit);
+  if (index == 0 || index > nodes_.size()) return false;
+  *node = nodes_[index - 1];
+  return true;
+}
+
+void HistoryTree::FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) const {
+  *st = {};
+  st->st_ino = ino;
+  st->st_uid = getuid();
+  st->st_gid = getgid();
+  st->st_blksize = 4096;
+  st->st_nlink = 1;
+  if (node.kind == Kind::kDir) {
+    st->st_mode = S_IFDIR | 0555;
+    st->st_atim = st->st_mtim = st->st_ctim = ToTs(mount_ns_);
+  } else {
+    st->st_mode = S_IFREG | 0444;
+    st->st_size = static_cast<off_t>(node.version.size);
+    st->st_blocks = (st->st_size + 511) / 512;
+    st->st_atim = st->st_mtim = st->st_ctim = ToTs(node.version.created_ns);
+  }
+}
+
+void HistoryTree::FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const {
+  *entry = {};
+  entry->ino = ino;
+  entry->generation = 1;
+  FillAttr(ino, node, &entry->attr);
+  double timeout = node.kind == Kind::kDir ? kDirTimeout : kVersionTimeout;
+  entry->attr_timeout = timeout;
+  entry->entry_timeout = timeout;
+}
+
+void HistoryTree::RootEntry(fuse_entry_param* entry) {
+  Node node;
+  Find(kRootIno, &node);
+  FillEntry(kRootIno, node, entry);
+}
+
+grainstore::NodeId HistoryTree::LiveDirectory(const std::string& key) {
+  if (key == grainstore::kMemoriesRoot) return root_;
+  auto node = store_->StatKey(ns_, key);
+  if (!node || node->kind != NodeKind::kDirectory) return 0;
+  return node->id;
+}
+
+int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_param* entry) {
+  Node dir;
+  if (!Find(parent, &dir)) return ENOENT;
+  if (dir.kind != Kind::kDir) return ENOTDIR;
+  if (name == ".git") return ENOENT;
+  if (LiveDirectory(dir.key) == 0) {
+    auto versions = store_->History(ns_, dir.key);
+    if (!versions) return ENOENT;
+    std::string_view base = grainstore::BaseName(dir.key);
+    for (const VersionInfo& v : *versions) {
+      if (v.purged || VersionFileName(v, base) != name) continue;
+      Node node{Kind::kVersion, dir.key, v};
+      fuse_ino_t ino = Intern(node);
+      FillEntry(ino, node, entry);
+      return 0;
+    }
+    return ENOENT;
+  }
+  std::string child = grainstore::JoinKey(dir.key, name);
+  auto stat = store_->StatKey(ns_, child);
+  bool ok = false;
+  if (stat && stat->kind == NodeKind::kDirectory) {
+    ok = true;
+  } else if (!stat || stat->kind == NodeKind::kFile) {
+    auto versions = store_->History(ns_, child);
+    ok = versions && !versions->empty();
+  }
+  if (!ok) return ENOENT;
+  Node node{Kind::kDir, child, {}};
+  fuse_ino_t ino = Intern(node);
+  FillEntry(ino, node, entry);
+  return 0;
+}
+
+int HistoryTree::GetAttr(fuse_ino_t ino, struct stat* st) {
+  Node node;
+  if (!Find(ino, &node)) return ENOENT;
+  FillAttr(ino, node, st);
+  return 0;
+}
+
+bool HistoryTree::IsDirectory(fuse_ino_t ino) {
+  Node node;
+  return Find(ino, &node) && node.kind == Kind::kDir;
+}
+
+int HistoryTree::ListChildren(grainstore::NodeId dir, std::vector<DirEntry>* out) {
+  std::string after;
+  std::string parent_key;
+  for (;;) {
+    auto page = store_->ReadDir(dir, after, 1024);
+    if (!page) return StatusToErrno(page.error());
+    for (const auto& child : *page) {
+      bool show = (child.kind == NodeKind::kDirectory && child.name != ".git") ||
+                  (child.kind == NodeKind::kFile && child.chain_id != 0);
+      if (!show) continue;
+      Node node{Kind::kDir, child.key, {}};
+      DirEntry entry;
+      entry.name = child.name;
+      entry.ino = Intern(node);
+      FillAttr(entry.ino, node, &entry.st);
+      out->push_back(std::move(entry));
+    }
+    if (page->size() < 1024) return 0;
+    after = page->back().name;
+  }
+}
+
+int HistoryTree::ListVersions(const std::string& key, std::vector<DirEntry>* out) {
+  auto versions = store_->History(ns_, key);
+  if (!versions) return StatusToErrno(versions.error());
+  std::string_view base = grainstore::BaseName(key);
+  for (const VersionInfo& v : *versions) {
+    if (v.purged) continue;
+    Node node{Kind::kVersion, key, v};
+    DirEntry entry;
+    entry.name = VersionFileName(v, base);
+    entry.ino = Intern(node);
+    FillAttr(entry.ino, node, &entry.st);
+    out->push_back(std::move(entry));
+  }
+  return 0;
+}
+
+int HistoryTree::List(fuse_ino_t dir, std::vector<DirEntry>* out) {
+  Node node;
+  if (!Find(dir, &node)) return ENOENT;
+  if (node.kind != Kind::kDir) return ENOTDIR;
+  grainstore::NodeId live = LiveDirectory(node.key);
+  return live != 0 ? ListChildren(live, out) : ListVersions(node.key, out);
+}
+
+int HistoryTree::ReadBody(fuse_ino_t ino, std::string* body) {
+  Node node;
+  if (!Find(ino, &node)) return ENOENT;
+  if (node.kind != Kind::kVersion) return EISDIR;
+  auto read = store_->ReadVersion(ns_, node.key, node.version.grain_id);
+  if (!read) {
+    Log(LogLevel::kWarning, "reading version {} of {}: {}", node.version.seq, node.key,
+        read.error().ToString());
+    return StatusToErrno(read.error());
+  }
+  *body = std::move(read).value();
+  return 0;
+}
+
+}  // namespace fusefs

@@ -1,0 +1,77 @@
+// HistoryTree: the read-only .history/ directory of the mount root. It is not
+// listed by readdir of the root but reachable by name. `.history/<dir>/` lists
+// the children of a live directory as directories; `.history/<file>/` lists
+// one read-only file per version of that file (deleted files too).
+#ifndef FUSEFS_HISTORY_TREE_H_
+#define FUSEFS_HISTORY_TREE_H_
+
+#include <sys/stat.h>
+
+#include <fuse_lowlevel.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "filesystem.h"
+#include "grainstore/store.h"
+
+namespace fusefs {
+
+// Thread-safe. Virtual inode numbers (kVirtualBit set) are interned for the
+// life of the mount, so forget needs no bookkeeping.
+class HistoryTree {
+ public:
+  static constexpr fuse_ino_t kRootIno = kVirtualBit | 1;
+
+  HistoryTree(grainstore::Store* store, grainstore::NsId ns, grainstore::NodeId root,
+              std::int64_t mount_ns);
+  HistoryTree(const HistoryTree&) = delete;
+  HistoryTree& operator=(const HistoryTree&) = delete;
+
+  // Fills the entry of .history itself.
+  void RootEntry(fuse_entry_param* entry);
+  // Looks up `name` in the virtual directory `parent`. Returns 0 or an errno
+  // (ENOENT, ENOTDIR when `parent` is a version file).
+  int Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_param* entry);
+  // 0 or ENOENT.
+  int GetAttr(fuse_ino_t ino, struct stat* st);
+  // Snapshot of a virtual directory. 0, ENOENT, ENOTDIR.
+  int List(fuse_ino_t dir, std::vector<DirEntry>* out);
+  bool IsDirectory(fuse_ino_t ino);
+  // The body of a version file: 0 or an errno (EISDIR, ENOENT, EIO...).
+  int ReadBody(fuse_ino_t ino, std::string* body);
+
+ private:
+  enum class Kind { kDir, kVersion };
+  struct Node {
+    Kind kind = Kind::kDir;
+    std::string key;  // the store key this directory or version belongs to
+    grainstore::VersionInfo version;  // kVersion only
+  };
+
+  fuse_ino_t Intern(const Node& node);
+  bool Find(fuse_ino_t ino, Node* node);
+  void FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) const;
+  void FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const;
+  // Live directory id for key (root included), or 0.
+  grainstore::NodeId LiveDirectory(const std::string& key);
+  int ListChildren(grainstore::NodeId dir, std::vector<DirEntry>* out);
+  int ListVersions(const std::string& key, std::vector<DirEntry>* out);
+
+  grainstore::Store* store_;
+  grainstore::NsId ns_;
+  grainstore::NodeId root_;
+  std::int64_t mount_ns_;
+  std::mutex mu_;  // guards nodes_ and index_
+  std::vector<Node> nodes_;  // ino = kVirtualBit | (index + 1)
+  std::unordered_map<std::string, fuse_ino_t> index_;
+};
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_HISTORY_TREE_H_

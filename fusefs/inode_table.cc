@@ -1,0 +1,93 @@
+#include "inode_table.h"
+
+#include <cstdlib>
+
+#include "log.h"
+
+namespace fusefs {
+
+namespace {
+constexpr std::uint64_t kPinned = std::uint64_t{1} << 62;
+}  // namespace
+
+std::shared_ptr<Inode> InodeTable::Remember(const grainstore::NodeInfo& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = map_[node.id];
+  if (!slot) {
+    slot = std::make_shared<Inode>(node);
+  } else {
+    std::lock_guard<std::mutex> inode_lock(slot->mu);
+    // Never step back to an older snapshot (a readdir listing taken earlier).
+    if (!slot->dirty && !slot->unlinked && node.ctime_ns >= slot->info.ctime_ns) {
+      if (slot->info.size != node.size || slot->info.mtime_ns != node.mtime_ns) {
+        slot->loaded = false;
+        slot->data.clear();
+      }
+      slot->info = node;
+    }
+  }
+  ++slot->nlookup;
+  return slot;
+}
+
+std::shared_ptr<Inode> InodeTable::Pin(const grainstore::NodeInfo& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = map_[node.id];
+  if (!slot) slot = std::make_shared<Inode>(node);
+  slot->nlookup = kPinned;
+  return slot;
+}
+
+std::shared_ptr<Inode> InodeTable::Find(grainstore::NodeId id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(id);
+  return it == map_.end() ? nullptr : it->second;
+}
+
+void InodeTable::Forget(grainstore::NodeId id, std::uint64_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(id);
+  if (it == map_.end()) {
+    Log(LogLevel::kError, "INTERNAL ERROR: forget of unknown inode {}", id);
+    std::abort();
+  }
+  Inode& inode = *it->second;
+  if (inode.nlookup >= kPinned) return;
+  if (inode.nlookup < n) {
+    Log(LogLevel::kError, "INTERNAL ERROR: lookup count underflow on inode {}", id);
+    std::abort();
+  }
+  inode.nlookup -= n;
+  MaybeEraseLocked(id);
+}
+
+void InodeTable::MaybeErase(grainstore::NodeId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  MaybeEraseLocked(id);
+}
+
+void InodeTable::MaybeEraseLocked(grainstore::NodeId id) {
+  auto it = map_.find(id);
+  if (it == map_.end() || it->second->nlookup != 0) return;
+  bool open;
+  {
+    std::lock_guard<std::mutex> inode_lock(it->second->mu);
+    open = it->second->handles > 0;
+  }
+  if (!open) map_.erase(it);
+}
+
+std::vector<std::shared_ptr<Inode>> InodeTable::All() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<Inode>> out;
+  out.reserve(map_.size());
+  for (const auto& [id, inode] : map_) out.push_back(inode);
+  return out;
+}
+
+std::size_t InodeTable::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
+}
+
+}  // namespace fusefs

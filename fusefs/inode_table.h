@@ -1,0 +1,72 @@
+// In-memory inode cache of the mount: one Inode per store node the kernel
+// knows (lookup count > 0) or has open. It serves getattr without SQL and holds
+// each file's draft: the body being written, shared by all handles.
+#ifndef FUSEFS_INODE_TABLE_H_
+#define FUSEFS_INODE_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "grainstore/types.h"
+
+namespace fusefs {
+
+struct Inode {
+  explicit Inode(grainstore::NodeInfo node) : info(std::move(node)) {}
+
+  // Guards every field below except the two lookup counts. Lock order:
+  // InodeTable::mu_ before Inode::mu; never held across fuse_reply_*.
+  std::mutex mu;
+  grainstore::NodeInfo info;  // attributes as last read from or written to the store
+  std::string data;           // body (clean copy when !dirty, the draft when dirty)
+  bool loaded = false;        // `data` holds the body
+  bool dirty = false;         // `data` differs from the last sealed body
+  // Created or opened with O_TRUNC and not written since: a flush does not
+  // seal yet (a shell's `>` redirection closes a dup'd fd before writing);
+  // release or fsync does.
+  bool pristine = false;
+  bool unlinked = false;      // removed from the tree; writes are never sealed
+  bool stale_pages = false;   // changed by another process since the last open
+  int writers = 0;            // open handles with write access
+  int handles = 0;            // open handles (the inode lives while > 0)
+
+  // Guarded by InodeTable::mu_.
+  std::uint64_t nlookup = 0;
+};
+
+// Thread-safe map from node id to Inode with kernel lookup counting.
+class InodeTable {
+ public:
+  InodeTable() = default;
+  InodeTable(const InodeTable&) = delete;
+  InodeTable& operator=(const InodeTable&) = delete;
+
+  // Adds one kernel lookup reference to the node's inode (creating it) and
+  // refreshes its attributes from `node` unless it holds a dirty draft.
+  std::shared_ptr<Inode> Remember(const grainstore::NodeInfo& node);
+  // Like Remember but the inode is never dropped (the mount root).
+  std::shared_ptr<Inode> Pin(const grainstore::NodeInfo& node);
+  // nullptr when unknown.
+  std::shared_ptr<Inode> Find(grainstore::NodeId id) const;
+  // Drops `n` lookup references; the inode goes once no lookup reference and
+  // no open handle is left.
+  void Forget(grainstore::NodeId id, std::uint64_t n);
+  // Call after a release dropped Inode::handles, without holding Inode::mu.
+  void MaybeErase(grainstore::NodeId id);
+  std::vector<std::shared_ptr<Inode>> All() const;
+  std::size_t size() const;
+
+ private:
+  void MaybeEraseLocked(grainstore::NodeId id);
+
+  mutable std::mutex mu_;
+  std::unordered_map<grainstore::NodeId, std::shared_ptr<Inode>> map_;
+};
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_INODE_TABLE_H_

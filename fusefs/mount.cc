@@ -1,0 +1,210 @@
+// RunMount / Unmount: option handling, the fuse_session lifecycle (new, mount,
+// daemonize, loop, unmount) and the operation table.
+#include "fusefs/mount.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coherence.h"
+#include "filesystem.h"
+#include "grainstore/store.h"
+#include "log.h"
+#include "ops.h"
+
+extern char** environ;
+
+namespace fusefs {
+namespace {
+
+constexpr int kPollIntervalMs = 100;
+constexpr unsigned kMaxThreads = 16;
+constexpr unsigned kMaxIdleThreads = 4;
+
+// RAII owners for libfuse objects.
+struct ArgsDeleter {
+  void operator()(fuse_args* args) const {
+    fuse_opt_free_args(args);
+    delete args;
+  }
+};
+struct SessionDeleter {
+  void operator()(fuse_session* se) const { fuse_session_destroy(se); }
+};
+struct LoopConfigDeleter {
+  void operator()(fuse_loop_config* config) const { fuse_loop_cfg_destroy(config); }
+};
+
+struct OpenedStore {
+  std::unique_ptr<grainstore::Store> store;
+  grainstore::NsId ns = 0;
+  grainstore::NodeId root = 0;
+};
+
+// Opens the store and resolves the namespace root. Returns an exit code.
+int OpenStore(const MountOptions& options, OpenedStore* out) {
+  grainstore::Options store_options;
+  store_options.durability = options.durability;
+  auto store = grainstore::Store::Open(options.db_path, store_options);
+  if (!store) {
+    Log(LogLevel::kError, "cannot open store: {}", store.error().ToString());
+    return 1;
+  }
+  auto ns = (*store)->Namespace(options.ns);
+  if (!ns) {
+    Log(LogLevel::kError, "namespace {}: {}", options.ns, ns.error().ToString());
+    return ns.error().code() == grainstore::StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  auto root = (*store)->RootId(*ns);
+  if (!root) {
+    Log(LogLevel::kError, "namespace root: {}", root.error().ToString());
+    return 1;
+  }
+  out->store = std::move(store).value();
+  out->ns = *ns;
+  out->root = *root;
+  return 0;
+}
+
+std::unique_ptr<fuse_args, ArgsDeleter> BuildArgs(const MountOptions& options) {
+  std::unique_ptr<fuse_args, ArgsDeleter> args(new fuse_args(FUSE_ARGS_INIT(0, nullptr)));
+  fuse_opt_add_arg(args.get(), "areev");
+  fuse_opt_add_arg(args.get(), "-o");
+  fuse_opt_add_arg(args.get(),
+                   "default_permissions,auto_unmount,nosuid,nodev,fsname=areev,subtype=areev");
+  for (const std::string& opt : options.fuse_options) {
+    fuse_opt_add_arg(args.get(), "-o");
+    fuse_opt_add_arg(args.get(), opt.c_str());
+  }
+  if (options.debug) fuse_opt_add_arg(args.get(), "-d");
+  return args;
+}
+
+int Loop(fuse_session* se, const MountOptions& options) {
+  if (options.single_threaded) return fuse_session_loop(se);
+  std::unique_ptr<fuse_loop_config, LoopConfigDeleter> config(fuse_loop_cfg_create());
+  fuse_loop_cfg_set_clone_fd(config.get(), 0);
+  fuse_loop_cfg_set_max_threads(config.get(), kMaxThreads);
+  fuse_loop_cfg_set_idle_threads(config.get(), kMaxIdleThreads);
+  return fuse_session_loop_mt(se, config.get());
+}
+
+// Runs one command, returning its exit status (-1 if it could not run).
+int RunCommand(const std::vector<std::string>& argv) {
+  std::vector<char*> raw;
+  for (const std::string& arg : argv) raw.push_back(const_cast<char*>(arg.c_str()));
+  raw.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawnp(&pid, raw[0], nullptr, nullptr, raw.data(), environ) != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+fuse_lowlevel_ops BuildOperations() {
+  fuse_lowlevel_ops ops{};
+  ops.init = OpInit;
+  ops.destroy = OpDestroy;
+  ops.lookup = OpLookup;
+  ops.forget = OpForget;
+  ops.forget_multi = OpForgetMulti;
+  ops.getattr = OpGetattr;
+  ops.setattr = OpSetattr;
+  ops.readlink = OpReadlink;
+  ops.mknod = OpMknod;
+  ops.mkdir = OpMkdir;
+  ops.unlink = OpUnlink;
+  ops.rmdir = OpRmdir;
+  ops.symlink = OpSymlink;
+  ops.rename = OpRename;
+  ops.link = OpLink;
+  ops.open = OpOpen;
+  ops.read = OpRead;
+  ops.write = OpWrite;
+  ops.flush = OpFlush;
+  ops.release = OpRelease;
+  ops.fsync = OpFsync;
+  ops.opendir = OpOpendir;
+  ops.readdir = OpReaddir;
+  ops.readdirplus = OpReaddirplus;
+  ops.releasedir = OpReleasedir;
+  ops.fsyncdir = OpFsyncdir;
+  ops.statfs = OpStatfs;
+  ops.create = OpCreate;
+  // No xattr handlers: libfuse answers ENOSYS and the kernel stops asking.
+  // No lock handlers: the kernel enforces POSIX and flock locks locally.
+  return ops;
+}
+
+int RunMount(const MountOptions& options) {
+  SetLogVerbose(options.debug);
+  if (options.mountpoint.empty() || options.db_path.empty()) {
+    Log(LogLevel::kError, "a mountpoint and a store path are required");
+    return 2;
+  }
+  OpenedStore opened;
+  if (int rc = OpenStore(options, &opened); rc != 0) return rc;
+  if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
+
+  Filesystem fs;
+  auto args = BuildArgs(options);
+  const fuse_lowlevel_ops ops = BuildOperations();
+  std::unique_ptr<fuse_session, SessionDeleter> se(
+      fuse_session_new(args.get(), &ops, sizeof(ops), &fs));
+  if (!se) return 2;  // libfuse printed why (an unknown -o option)
+  if (fuse_set_signal_handlers(se.get()) != 0) return 1;
+  if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
+    fuse_remove_signal_handlers(se.get());
+    return 1;
+  }
+  fuse_daemonize(options.foreground ? 1 : 0);
+  if (!options.foreground) {
+    LogToSyslog();
+    if (OpenStore(options, &opened) != 0) {
+      fuse_session_unmount(se.get());
+      fuse_remove_signal_handlers(se.get());
+      return 1;
+    }
+  }
+  grainstore::Status attached =
+      fs.Attach(std::move(opened.store), opened.ns, opened.root, options.db_path);
+  if (!attached.ok()) {
+    Log(LogLevel::kError, "cannot load the namespace root: {}", attached.ToString());
+    fuse_session_unmount(se.get());
+    fuse_remove_signal_handlers(se.get());
+    return 1;
+  }
+  fs.set_session(se.get());
+  fs.coherence().Start(kPollIntervalMs);
+  int loop = Loop(se.get(), options);
+  fs.coherence().Stop();
+  fs.SealAll();
+  fuse_session_unmount(se.get());
+  fuse_remove_signal_handlers(se.get());
+  if (loop < 0) {
+    Log(LogLevel::kError, "session loop failed: {}", loop);
+    return 1;
+  }
+  return 0;  // unmounted, or stopped by SIGINT/SIGTERM/SIGHUP
+}
+
+int Unmount(const std::string& mountpoint) {
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    if (RunCommand({"fusermount3", "-u", "-q", mountpoint}) == 0) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // EBUSY: a user is leaving
+  }
+  if (RunCommand({"fusermount3", "-u", "-z", mountpoint}) == 0) return 0;
+  Log(LogLevel::kError, "cannot unmount {}", mountpoint);
+  return 1;
+}
+
+}  // namespace fusefs

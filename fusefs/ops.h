@@ -1,0 +1,91 @@
+// The FUSE low-level operation handlers, grouped by area: attributes
+// (ops_attr.cc), lookups and listings (ops_dir.cc), namespace changes
+// (ops_entry.cc) and file data (ops_file.cc). Each handler decodes its
+// arguments, calls the store, maps the Status and replies; every handler
+// catches all exceptions and replies EIO.
+#ifndef FUSEFS_OPS_H_
+#define FUSEFS_OPS_H_
+
+#include <fuse_lowlevel.h>
+
+#include <cerrno>
+#include <exception>
+#include <utility>
+
+#include "errno_map.h"
+#include "grainstore/status.h"
+#include "log.h"
+
+namespace fusefs {
+
+// The operation table of the mount.
+fuse_lowlevel_ops BuildOperations();
+
+// ops_attr.cc
+void OpInit(void* userdata, fuse_conn_info* conn);
+void OpDestroy(void* userdata);
+void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi);
+void OpReadlink(fuse_req_t req, fuse_ino_t ino);
+void OpStatfs(fuse_req_t req, fuse_ino_t ino);
+// ops_dir.cc
+void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name);
+void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets);
+void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi);
+void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi);
+void OpReleasedir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+void OpFsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi);
+// ops_entry.cc
+void OpMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode);
+void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev);
+void OpSymlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name);
+void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname);
+void OpUnlink(fuse_req_t req, fuse_ino_t parent, const char* name);
+void OpRmdir(fuse_req_t req, fuse_ino_t parent, const char* name);
+void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+              const char* newname, unsigned int flags);
+// ops_file.cc
+void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi);
+void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi);
+void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t off,
+             fuse_file_info* fi);
+void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
+void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi);
+
+// Runs a handler body; an escaping exception is logged and answered with EIO.
+template <typename Body>
+void Guarded(fuse_req_t req, const char* op, Body&& body) {
+  try {
+    std::forward<Body>(body)();
+  } catch (const std::exception& e) {
+    Log(LogLevel::kError, "{}: unexpected exception: {}", op, e.what());
+    fuse_reply_err(req, EIO);
+  } catch (...) {
+    Log(LogLevel::kError, "{}: unexpected exception", op);
+    fuse_reply_err(req, EIO);
+  }
+}
+
+// errno for a store failure; failures no application can provoke on purpose
+// (I/O, corruption, lock timeouts, full disk) are logged here, once.
+inline int FailureErrno(const char* op, const grainstore::Status& status) {
+  switch (status.code()) {
+    case grainstore::StatusCode::kIOError:
+    case grainstore::StatusCode::kCorruption:
+    case grainstore::StatusCode::kBusy:
+    case grainstore::StatusCode::kNoSpace:
+      Log(LogLevel::kError, "{}: {}", op, status.ToString());
+      break;
+    default:
+      break;
+  }
+  return StatusToErrno(status);
+}
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_OPS_H_

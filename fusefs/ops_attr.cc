@@ -1,0 +1,194 @@
+// Attribute handlers: init/destroy, getattr, setattr, readlink, statfs.
+#include <sys/statvfs.h>
+
+#include <string>
+
+#include "coherence.h"
+#include "filesystem.h"
+#include "history_tree.h"
+#include "ops.h"
+
+namespace fusefs {
+
+using grainstore::NodeKind;
+using grainstore::Status;
+
+namespace {
+
+std::int64_t TimeNs(const timespec& ts) {
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Applies a size change to the draft. A path truncate with no open writer
+// seals its own version; otherwise the next flush/close seals.
+int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, bool has_handle) {
+  if (inode.info.kind == NodeKind::kDirectory) return EISDIR;
+  if (inode.info.kind != NodeKind::kFile) return EINVAL;
+  if (size == 0) {
+    inode.data.clear();
+    inode.loaded = true;
+  } else {
+    Status loaded = fs.LoadLocked(inode);
+    if (!loaded.ok()) return FailureErrno("truncate", loaded);
+    inode.data.resize(static_cast<std::size_t>(size));
+    inode.pristine = false;
+  }
+  inode.dirty = true;
+  inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
+  if (!has_handle && inode.writers == 0) {
+    Status sealed = fs.SealLocked(inode);
+    if (!sealed.ok()) return FailureErrno("truncate", sealed);
+  }
+  return 0;
+}
+
+grainstore::AttrUpdate ToUpdate(const struct stat* attr, int to_set) {
+  grainstore::AttrUpdate update;
+  if (to_set & FUSE_SET_ATTR_MODE) update.mode = attr->st_mode & 07777;
+  if (to_set & FUSE_SET_ATTR_UID) update.uid = attr->st_uid;
+  if (to_set & FUSE_SET_ATTR_GID) update.gid = attr->st_gid;
+  if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+    update.atime_ns = NowNs();
+  } else if (to_set & FUSE_SET_ATTR_ATIME) {
+    update.atime_ns = TimeNs(attr->st_atim);
+  }
+  if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+    update.mtime_ns = NowNs();
+  } else if (to_set & FUSE_SET_ATTR_MTIME) {
+    update.mtime_ns = TimeNs(attr->st_mtim);
+  }
+  if (to_set & FUSE_SET_ATTR_CTIME) update.ctime_ns = TimeNs(attr->st_ctim);
+  return update;
+}
+
+void ApplyLocally(const grainstore::AttrUpdate& u, grainstore::NodeInfo* info) {
+  if (u.mode) info->mode = *u.mode;
+  if (u.uid) info->uid = *u.uid;
+  if (u.gid) info->gid = *u.gid;
+  if (u.atime_ns) info->atime_ns = *u.atime_ns;
+  if (u.mtime_ns) info->mtime_ns = *u.mtime_ns;
+  info->ctime_ns = u.ctime_ns ? *u.ctime_ns : NowNs();
+}
+
+}  // namespace
+
+void OpInit(void* userdata, fuse_conn_info* conn) {
+  auto* fs = static_cast<Filesystem*>(userdata);
+  auto want = [conn](unsigned cap) {
+    if (conn->capable & cap) conn->want |= cap;
+  };
+  want(FUSE_CAP_ATOMIC_O_TRUNC);
+  want(FUSE_CAP_READDIRPLUS);
+  conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+  want(FUSE_CAP_CACHE_SYMLINKS);
+  want(FUSE_CAP_PARALLEL_DIROPS);
+  want(FUSE_CAP_ASYNC_READ);
+  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) {
+    conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+    fs->set_writeback(true);
+  }
+  conn->want &= ~(FUSE_CAP_EXPORT_SUPPORT | FUSE_CAP_POSIX_ACL);
+  conn->max_write = 1u << 20;
+  conn->max_readahead = 1u << 20;
+  conn->time_gran = 1;
+  Log(LogLevel::kInfo, "mounted (writeback cache {})", fs->writeback() ? "on" : "off");
+}
+
+void OpDestroy(void* userdata) { static_cast<Filesystem*>(userdata)->SealAll(); }
+
+void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  Guarded(req, "getattr", [&] {
+    Filesystem& fs = Fs(req);
+    struct stat st {};
+    if (Filesystem::IsVirtual(ino)) {
+      int err = fs.history().GetAttr(ino, &st);
+      if (err != 0) return (void)fuse_reply_err(req, err);
+      return (void)fuse_reply_attr(req, &st, 1.0);
+    }
+    fs.coherence().CatchUp();
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      fs.FillAttrLocked(*inode, &st);
+    }
+    fuse_reply_attr(req, &st, kAttrTimeout);
+  });
+}
+
+void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
+  Guarded(req, "setattr", [&] {
+    Filesystem& fs = Fs(req);
+    if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    grainstore::AttrUpdate update = ToUpdate(attr, to_set);
+    bool has_attrs = update.mode || update.uid || update.gid || update.atime_ns ||
+                     update.mtime_ns || update.ctime_ns;
+    struct stat st {};
+    int err = 0;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      if (to_set & FUSE_SET_ATTR_SIZE) {
+        err = TruncateLocked(fs, *inode, attr->st_size, fi != nullptr);
+      }
+      if (err == 0 && has_attrs) {
+        if (inode->unlinked) {
+          ApplyLocally(update, &inode->info);
+        } else {
+          auto node = fs.store().SetAttributes(inode->info.id, update);
+          if (!node) {
+            err = FailureErrno("setattr", node.error());
+          } else {
+            std::uint64_t size = inode->info.size;
+            inode->info = *node;
+            if (inode->dirty) inode->info.size = size;
+          }
+        }
+      }
+      fs.FillAttrLocked(*inode, &st);
+    }
+    if (err != 0) return (void)fuse_reply_err(req, err);
+    fuse_reply_attr(req, &st, kAttrTimeout);
+  });
+}
+
+void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
+  Guarded(req, "readlink", [&] {
+    Filesystem& fs = Fs(req);
+    if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EINVAL);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    std::string target;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      if (inode->info.kind != NodeKind::kSymlink) return (void)fuse_reply_err(req, EINVAL);
+      target = inode->info.symlink_target;
+    }
+    fuse_reply_readlink(req, target.c_str());
+  });
+}
+
+void OpStatfs(fuse_req_t req, fuse_ino_t) {
+  Guarded(req, "statfs", [&] {
+    Filesystem& fs = Fs(req);
+    std::string dir = fs.db_path();
+    std::size_t slash = dir.rfind('/');
+    dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : dir.substr(0, slash));
+    struct statvfs host {};
+    struct statvfs st {};
+    st.f_bsize = st.f_frsize = 4096;
+    st.f_namemax = 255;
+    st.f_files = 1ull << 32;
+    st.f_ffree = st.f_favail = st.f_files - fs.inodes().size();
+    if (statvfs(dir.c_str(), &host) == 0 && host.f_frsize != 0) {
+      double scale = static_cast<double>(host.f_frsize) / 4096.0;
+      st.f_blocks = static_cast<fsblkcnt_t>(host.f_blocks * scale);
+      st.f_bfree = static_cast<fsblkcnt_t>(host.f_bfree * scale);
+      st.f_bavail = static_cast<fsblkcnt_t>(host.f_bavail * scale);
+    }
+    fuse_reply_statfs(req, &st);
+  });
+}
+
+}  // namespace fusefs

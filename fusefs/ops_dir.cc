@@ -1,0 +1,204 @@
+// Lookup and listing handlers: lookup, forget, opendir, readdir(plus),
+// releasedir, fsyncdir. Directory offsets are indexes into a snapshot taken at
+// offset 0, so concurrent changes never make a listing skip or repeat names.
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "coherence.h"
+#include "filesystem.h"
+#include "grainstore/path.h"
+#include "history_tree.h"
+#include "ops.h"
+
+namespace fusefs {
+
+using grainstore::NodeKind;
+
+namespace {
+
+struct DirHandle {
+  std::mutex mu;
+  bool loaded = false;
+  std::vector<DirEntry> entries;  // "." and ".." first
+};
+
+DirEntry DotEntry(const char* name, fuse_ino_t ino) {
+  DirEntry entry;
+  entry.name = name;
+  entry.ino = ino;
+  entry.st.st_ino = ino;
+  entry.st.st_mode = S_IFDIR;
+  return entry;
+}
+
+int Snapshot(Filesystem& fs, fuse_ino_t ino, std::vector<DirEntry>* out) {
+  out->clear();
+  if (Filesystem::IsVirtual(ino)) {
+    out->push_back(DotEntry(".", ino));
+    out->push_back(DotEntry("..", FUSE_ROOT_ID));
+    return fs.history().List(ino, out);
+  }
+  auto inode = fs.Get(ino);
+  if (!inode) return ESTALE;
+  grainstore::NodeId parent;
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    if (inode->info.kind != NodeKind::kDirectory) return ENOTDIR;
+    parent = inode->info.parent_id;
+  }
+  out->push_back(DotEntry(".", ino));
+  out->push_back(DotEntry("..", ino == FUSE_ROOT_ID ? ino : fs.ToFuse(parent)));
+  std::string after;
+  for (;;) {
+    auto page = fs.store().ReadDir(fs.FromFuse(ino), after, 1024);
+    if (!page) return FailureErrno("readdir", page.error());
+    if (!page->empty()) after = page->back().name;  // before the names are moved out
+    for (auto& child : *page) {
+      DirEntry entry;
+      entry.name = child.name;
+      entry.ino = fs.ToFuse(child.id);
+      Filesystem::FillAttrFromNode(child, &entry.st);
+      entry.node = std::move(child);
+      out->push_back(std::move(entry));
+    }
+    if (page->size() < 1024) return 0;
+  }
+}
+
+void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
+                   bool plus) {
+  Filesystem& fs = Fs(req);
+  auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
+  std::vector<char> buf(size);
+  std::size_t used = 0;
+  {
+    std::lock_guard<std::mutex> lock(handle->mu);
+    if (off == 0 || !handle->loaded) {
+      int err = Snapshot(fs, ino, &handle->entries);
+      if (err != 0) return (void)fuse_reply_err(req, err);
+      handle->loaded = true;
+    }
+    for (std::size_t i = static_cast<std::size_t>(off); i < handle->entries.size(); ++i) {
+      const DirEntry& entry = handle->entries[i];
+      char* dst = buf.data() + used;
+      std::size_t room = size - used;
+      off_t next = static_cast<off_t>(i + 1);
+      std::size_t need;
+      if (!plus) {
+        need = fuse_add_direntry(req, dst, room, entry.name.c_str(), &entry.st, next);
+      } else {
+        fuse_entry_param e{};
+        need = fuse_add_direntry_plus(req, nullptr, 0, entry.name.c_str(), nullptr, 0);
+        if (need > room) break;
+        if (entry.node) {
+          fs.MakeEntry(*entry.node, &e);  // counts a lookup: only once it fits
+        } else if (i >= 2) {
+          e.ino = entry.ino;  // a .history entry (no lookup accounting)
+          e.attr = entry.st;
+          e.attr_timeout = e.entry_timeout = 1.0;
+        } else {
+          e.attr = entry.st;  // "." and "..": no dentry, no lookup count
+        }
+        need = fuse_add_direntry_plus(req, dst, room, entry.name.c_str(), &e, next);
+      }
+      if (need > room) break;
+      used += need;
+    }
+  }
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+}  // namespace
+
+void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  Guarded(req, "lookup", [&] {
+    Filesystem& fs = Fs(req);
+    fuse_entry_param e{};
+    std::string_view n(name);
+    if (Filesystem::IsVirtual(parent)) {
+      int err = fs.history().Lookup(parent, n, &e);
+      if (err != 0) return (void)fuse_reply_err(req, err);
+      return (void)fuse_reply_entry(req, &e);
+    }
+    if (parent == FUSE_ROOT_ID && n == grainstore::kHistoryDirName) {
+      fs.history().RootEntry(&e);
+      return (void)fuse_reply_entry(req, &e);
+    }
+    if (n.size() > grainstore::kMaxNameBytes) return (void)fuse_reply_err(req, ENAMETOOLONG);
+    fs.coherence().CatchUp();
+    auto node = fs.store().Lookup(fs.FromFuse(parent), n);
+    if (!node) {
+      if (node.error().IsNotFound()) {
+        e.ino = 0;  // negative entry, dropped by invalidation on external creates
+        e.entry_timeout = kEntryTimeout;
+        return (void)fuse_reply_entry(req, &e);
+      }
+      int err = node.error().code() == grainstore::StatusCode::kInvalidArgument
+                    ? ENOENT
+                    : FailureErrno("lookup", node.error());
+      return (void)fuse_reply_err(req, err);
+    }
+    fs.MakeEntry(*node, &e);
+    fuse_reply_entry(req, &e);
+  });
+}
+
+void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  try {
+    if (!Filesystem::IsVirtual(ino)) Fs(req).inodes().Forget(Fs(req).FromFuse(ino), nlookup);
+  } catch (...) {
+    Log(LogLevel::kError, "forget: unexpected exception");
+  }
+  fuse_reply_none(req);
+}
+
+void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  try {
+    Filesystem& fs = Fs(req);
+    for (size_t i = 0; i < count; ++i) {
+      if (!Filesystem::IsVirtual(forgets[i].ino)) {
+        fs.inodes().Forget(fs.FromFuse(forgets[i].ino), forgets[i].nlookup);
+      }
+    }
+  } catch (...) {
+    Log(LogLevel::kError, "forget_multi: unexpected exception");
+  }
+  fuse_reply_none(req);
+}
+
+void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  Guarded(req, "opendir", [&] {
+    Filesystem& fs = Fs(req);
+    if (Filesystem::IsVirtual(ino) && !fs.history().IsDirectory(ino)) {
+      return (void)fuse_reply_err(req, ENOTDIR);
+    }
+    if (!Filesystem::IsVirtual(ino)) fs.coherence().CatchUp();
+    auto* handle = new DirHandle();
+    fi->fh = reinterpret_cast<uint64_t>(handle);
+    if (fuse_reply_open(req, fi) != 0) delete handle;
+  });
+}
+
+void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  Guarded(req, "readdir", [&] { ReadDirCommon(req, ino, size, off, fi, false); });
+}
+
+void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  Guarded(req, "readdirplus", [&] { ReadDirCommon(req, ino, size, off, fi, true); });
+}
+
+void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  delete reinterpret_cast<DirHandle*>(fi->fh);
+  fuse_reply_err(req, 0);
+}
+
+void OpFsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
+  Guarded(req, "fsyncdir", [&] {
+    grainstore::Status synced = Fs(req).store().Sync();
+    fuse_reply_err(req, synced.ok() ? 0 : FailureErrno("fsyncdir", synced));
+  });
+}
+
+}  // namespace fusefs

@@ -1,0 +1,181 @@
+// Namespace handlers: mkdir, mknod, symlink, link, unlink, rmdir, rename.
+// An inode with a dirty draft is sealed before its name goes away, and an
+// inode that loses its last name keeps its body for handles still open.
+#include <linux/fs.h>
+
+#include <string>
+
+#include "filesystem.h"
+#include "grainstore/path.h"
+#include "ops.h"
+#include "versioning_policy.h"
+
+namespace fusefs {
+
+using grainstore::NodeKind;
+using grainstore::Status;
+
+namespace {
+
+// Owner and setgid inheritance for a new node in `parent`.
+grainstore::NewNode NewNodeFor(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, NodeKind kind,
+                               mode_t mode) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  grainstore::NewNode spec;
+  spec.kind = kind;
+  spec.mode = mode & 07777;
+  spec.uid = ctx->uid;
+  spec.gid = ctx->gid;
+  if (auto dir = fs.inodes().Find(fs.FromFuse(parent))) {
+    std::lock_guard<std::mutex> lock(dir->mu);
+    if (dir->info.mode & S_ISGID) {
+      spec.gid = dir->info.gid;
+      if (kind == NodeKind::kDirectory) spec.mode |= S_ISGID;
+    }
+  }
+  return spec;
+}
+
+void ReplyNewNode(fuse_req_t req, Filesystem& fs, fuse_ino_t parent,
+                  const grainstore::Result<grainstore::NodeInfo>& node, const char* op) {
+  if (!node) return (void)fuse_reply_err(req, FailureErrno(op, node.error()));
+  fs.Refresh(fs.FromFuse(parent));
+  fuse_entry_param e{};
+  fs.MakeEntry(*node, &e);
+  fuse_reply_entry(req, &e);
+}
+
+// Seals the cached inode of the node named `name` in `parent` (if any) and,
+// when it is open, loads its body so open handles keep reading it after the
+// name is gone. Returns the node id (0 when there is none).
+grainstore::NodeId PrepareToLoseName(Filesystem& fs, grainstore::NodeId parent,
+                                     std::string_view name) {
+  auto node = fs.store().Lookup(parent, name);
+  if (!node) return 0;
+  if (auto inode = fs.inodes().Find(node->id)) {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    Status sealed = fs.SealLocked(*inode);
+    if (!sealed.ok()) FailureErrno("seal before unlink/rename", sealed);
+    if (inode->handles > 0 && inode->info.kind == NodeKind::kFile) {
+      Status loaded = fs.LoadLocked(*inode);
+      if (!loaded.ok()) FailureErrno("load before unlink/rename", loaded);
+    }
+  }
+  return node->id;
+}
+
+void MarkUnlinked(Filesystem& fs, grainstore::NodeId id) {
+  if (auto inode = fs.inodes().Find(id)) {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    inode->unlinked = true;
+    inode->dirty = false;
+  }
+}
+
+void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) {
+  Filesystem& fs = Fs(req);
+  std::string_view n(name);
+  if (Filesystem::IsVirtual(parent) || (parent == FUSE_ROOT_ID && n == grainstore::kHistoryDirName)) {
+    return (void)fuse_reply_err(req, EROFS);
+  }
+  grainstore::NodeId dir = fs.FromFuse(parent);
+  grainstore::NodeId id = PrepareToLoseName(fs, dir, n);
+  Status removed = fs.store().RemoveNode(dir, n, want_dir, grainstore::Vacate::kVacate);
+  if (!removed.ok()) {
+    return (void)fuse_reply_err(req, FailureErrno(want_dir ? "rmdir" : "unlink", removed));
+  }
+  if (id != 0) MarkUnlinked(fs, id);
+  fs.Refresh(dir);
+  fuse_reply_err(req, 0);
+}
+
+}  // namespace
+
+void OpMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  Guarded(req, "mkdir", [&] {
+    Filesystem& fs = Fs(req);
+    if (int err = fs.CheckNewName(parent, name, "mkdir")) return (void)fuse_reply_err(req, err);
+    auto spec = NewNodeFor(req, fs, parent, NodeKind::kDirectory, mode);
+    ReplyNewNode(req, fs, parent, fs.store().CreateNode(fs.FromFuse(parent), name, spec), "mkdir");
+  });
+}
+
+void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t) {
+  Guarded(req, "mknod", [&] {
+    Filesystem& fs = Fs(req);
+    if (int err = fs.CheckNewName(parent, name, "mknod")) return (void)fuse_reply_err(req, err);
+    if (!S_ISREG(mode)) return (void)fuse_reply_err(req, EPERM);  // no fifos, sockets, devices
+    auto spec = NewNodeFor(req, fs, parent, NodeKind::kFile, mode);
+    spec.versioning = VersioningFor(fs.KeyOf(fs.FromFuse(parent)), name);
+    auto node = fs.store().CreateNode(fs.FromFuse(parent), name, spec);
+    if (node) {
+      auto sealed = fs.store().WriteBody(node->id, "");  // an empty file is v1
+      if (!sealed) return (void)fuse_reply_err(req, FailureErrno("mknod", sealed.error()));
+      node = sealed->node;
+    }
+    ReplyNewNode(req, fs, parent, node, "mknod");
+  });
+}
+
+void OpSymlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
+  Guarded(req, "symlink", [&] {
+    Filesystem& fs = Fs(req);
+    if (int err = fs.CheckNewName(parent, name, "symlink")) return (void)fuse_reply_err(req, err);
+    auto spec = NewNodeFor(req, fs, parent, NodeKind::kSymlink, 0777);
+    spec.symlink_target = link;
+    ReplyNewNode(req, fs, parent, fs.store().CreateNode(fs.FromFuse(parent), name, spec),
+                 "symlink");
+  });
+}
+
+void OpLink(fuse_req_t req, fuse_ino_t, fuse_ino_t newparent, const char*) {
+  // Hard links would give one grain two paths; git falls back to rename.
+  fuse_reply_err(req, Filesystem::IsVirtual(newparent) ? EROFS : EPERM);
+}
+
+void OpUnlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  Guarded(req, "unlink", [&] { Remove(req, parent, name, false); });
+}
+
+void OpRmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  Guarded(req, "rmdir", [&] { Remove(req, parent, name, true); });
+}
+
+void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+              const char* newname, unsigned int flags) {
+  Guarded(req, "rename", [&] {
+    Filesystem& fs = Fs(req);
+    std::string_view from(name);
+    if (Filesystem::IsVirtual(parent) || Filesystem::IsVirtual(newparent) ||
+        (parent == FUSE_ROOT_ID && from == grainstore::kHistoryDirName)) {
+      return (void)fuse_reply_err(req, EROFS);
+    }
+    if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) return (void)fuse_reply_err(req, EINVAL);
+    if (int err = fs.CheckNewName(newparent, newname, "rename")) {
+      return (void)fuse_reply_err(req, err);
+    }
+    grainstore::NodeId dir = fs.FromFuse(parent);
+    grainstore::NodeId new_dir = fs.FromFuse(newparent);
+    grainstore::NodeId moved = PrepareToLoseName(fs, dir, from);
+    if (moved == 0) return (void)fuse_reply_err(req, ENOENT);
+    grainstore::NodeId replaced = 0;
+    if (!(flags & RENAME_NOREPLACE)) replaced = PrepareToLoseName(fs, new_dir, newname);
+    auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
+                                           : grainstore::RenameMode::kReplace;
+    auto versioning = VersioningFor(fs.KeyOf(new_dir), newname);
+    auto node = fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning);
+    if (!node) return (void)fuse_reply_err(req, FailureErrno("rename", node.error()));
+    if (replaced != 0 && replaced != moved) MarkUnlinked(fs, replaced);
+    if (auto inode = fs.inodes().Find(moved)) {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      std::uint64_t size = inode->info.size;
+      inode->info = *node;
+      if (inode->dirty) inode->info.size = size;
+    }
+    fs.Refresh(dir);
+    if (new_dir != dir) fs.Refresh(new_dir);
+    fuse_reply_err(req, 0);
+  });
+}
+
+}  // namespace fusefs

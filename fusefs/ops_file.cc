@@ -1,0 +1,242 @@
+// File data handlers: create, open, read, write, flush, release, fsync.
+// Writes go to the inode's draft; flush (every close) and fsync seal it as the
+// file's body, release seals amendments that arrived after the last flush.
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "coherence.h"
+#include "filesystem.h"
+#include "history_tree.h"
+#include "ops.h"
+#include "versioning_policy.h"
+
+namespace fusefs {
+
+using grainstore::NodeKind;
+using grainstore::Status;
+
+namespace {
+
+bool IsWriter(const fuse_file_info* fi) { return (fi->flags & O_ACCMODE) != O_RDONLY; }
+
+// Registers an open handle on the inode. Returns whether the kernel may keep
+// its page cache (false after another process changed the file).
+bool OpenLocked(Inode& inode, fuse_file_info* fi) {
+  ++inode.handles;
+  if (IsWriter(fi)) {
+    ++inode.writers;
+    if (fi->flags & O_TRUNC) {
+      inode.data.clear();
+      inode.loaded = true;
+      inode.dirty = true;
+      inode.pristine = true;
+      inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
+    }
+  }
+  bool keep = !inode.stale_pages;
+  inode.stale_pages = false;
+  return keep;
+}
+
+void OpenVersion(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  Filesystem& fs = Fs(req);
+  if (IsWriter(fi) || (fi->flags & O_TRUNC)) return (void)fuse_reply_err(req, EROFS);
+  auto body = std::make_unique<std::string>();
+  int err = fs.history().ReadBody(ino, body.get());
+  if (err != 0) return (void)fuse_reply_err(req, err);
+  fi->fh = reinterpret_cast<uint64_t>(body.get());
+  fi->keep_cache = 1;  // versions never change
+  if (fuse_reply_open(req, fi) == 0) body.release();
+}
+
+void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name,
+                    fuse_file_info* fi) {
+  auto node = fs.store().Lookup(fs.FromFuse(parent), name);
+  if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));
+  if (node->kind != NodeKind::kFile) return (void)fuse_reply_err(req, EISDIR);
+  fuse_entry_param e{};
+  fs.MakeEntry(*node, &e);
+  auto inode = fs.inodes().Find(node->id);
+  bool keep;
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    keep = OpenLocked(*inode, fi);
+    fs.FillAttrLocked(*inode, &e.attr);
+  }
+  fi->keep_cache = keep;
+  fuse_reply_create(req, &e, fi);
+}
+
+}  // namespace
+
+void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
+              fuse_file_info* fi) {
+  Guarded(req, "create", [&] {
+    Filesystem& fs = Fs(req);
+    if (int err = fs.CheckNewName(parent, name, "create")) return (void)fuse_reply_err(req, err);
+    const fuse_ctx* ctx = fuse_req_ctx(req);
+    grainstore::NewNode spec;
+    spec.kind = NodeKind::kFile;
+    spec.mode = mode & 07777;
+    spec.uid = ctx->uid;
+    spec.gid = ctx->gid;
+    grainstore::NodeId dir = fs.FromFuse(parent);
+    if (auto parent_inode = fs.inodes().Find(dir)) {
+      std::lock_guard<std::mutex> lock(parent_inode->mu);
+      if (parent_inode->info.mode & S_ISGID) spec.gid = parent_inode->info.gid;
+    }
+    spec.versioning = VersioningFor(fs.KeyOf(dir), name);
+    auto node = fs.store().CreateNode(dir, name, spec);
+    if (!node && node.error().IsAlreadyExists() && !(fi->flags & O_EXCL)) {
+      return CreateExisting(req, fs, parent, name, fi);
+    }
+    if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));
+    fs.Refresh(dir);
+    fuse_entry_param e{};
+    fs.MakeEntry(*node, &e);
+    auto inode = fs.inodes().Find(node->id);
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      OpenLocked(*inode, fi);
+      inode->data.clear();
+      inode->loaded = true;
+      inode->dirty = true;  // even an empty new file seals v1 (at release)
+      inode->pristine = true;
+    }
+    fi->keep_cache = 1;
+    fuse_reply_create(req, &e, fi);
+  });
+}
+
+void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  Guarded(req, "open", [&] {
+    if (Filesystem::IsVirtual(ino)) return OpenVersion(req, ino, fi);
+    Filesystem& fs = Fs(req);
+    fs.coherence().CatchUp();
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    bool keep;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      if (inode->info.kind == NodeKind::kDirectory) return (void)fuse_reply_err(req, EISDIR);
+      keep = OpenLocked(*inode, fi);
+    }
+    if (!keep) {
+      // Another process changed the file: drop the kernel's cached size and
+      // mtime now (attributes only; this cannot wait on our own replies).
+      fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
+    }
+    fi->keep_cache = keep;
+    fuse_reply_open(req, fi);
+  });
+}
+
+void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  Guarded(req, "read", [&] {
+    std::string chunk;
+    if (Filesystem::IsVirtual(ino)) {
+      const auto* body = reinterpret_cast<const std::string*>(fi->fh);
+      if (static_cast<std::size_t>(off) < body->size()) chunk = body->substr(off, size);
+      return (void)fuse_reply_buf(req, chunk.data(), chunk.size());
+    }
+    Filesystem& fs = Fs(req);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      Status loaded = fs.LoadLocked(*inode);
+      if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("read", loaded));
+      if (static_cast<std::size_t>(off) < inode->data.size()) chunk = inode->data.substr(off, size);
+    }
+    fuse_reply_buf(req, chunk.data(), chunk.size());
+  });
+}
+
+void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t off,
+             fuse_file_info* fi) {
+  Guarded(req, "write", [&] {
+    Filesystem& fs = Fs(req);
+    if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      Status loaded = fs.LoadLocked(*inode);
+      if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("write", loaded));
+      std::size_t at = static_cast<std::size_t>(off);
+      if ((fi->flags & O_APPEND) && !fs.writeback()) at = inode->data.size();
+      if (at + size > grainstore::Limits::kMaxBodyBytes) return (void)fuse_reply_err(req, EFBIG);
+      if (at + size > inode->data.size()) inode->data.resize(at + size);
+      std::memcpy(inode->data.data() + at, buf, size);
+      inode->dirty = true;
+      inode->pristine = false;
+      inode->info.mtime_ns = inode->info.ctime_ns = NowNs();
+      if (inode->handles == 0) {  // a late write-back after release: seal now
+        Status sealed = fs.SealLocked(*inode);
+        if (!sealed.ok()) return (void)fuse_reply_err(req, FailureErrno("write", sealed));
+      }
+    }
+    fuse_reply_write(req, size);
+  });
+}
+
+void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  Guarded(req, "flush", [&] {
+    if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, 0);
+    Filesystem& fs = Fs(req);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    Status sealed;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      if (!inode->pristine) sealed = fs.SealLocked(*inode);
+    }
+    fuse_reply_err(req, sealed.ok() ? 0 : FailureErrno("flush", sealed));
+  });
+}
+
+void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  Guarded(req, "release", [&] {
+    if (Filesystem::IsVirtual(ino)) {
+      delete reinterpret_cast<std::string*>(fi->fh);
+      return (void)fuse_reply_err(req, 0);
+    }
+    Filesystem& fs = Fs(req);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      Status sealed = fs.SealLocked(*inode);
+      if (!sealed.ok()) FailureErrno("release", sealed);
+      if (inode->handles > 0) --inode->handles;
+      if (IsWriter(fi) && inode->writers > 0) --inode->writers;
+      if (inode->handles == 0 && !inode->dirty) {
+        inode->data = std::string();
+        inode->loaded = false;
+      }
+    }
+    fs.inodes().MaybeErase(fs.FromFuse(ino));
+    fuse_reply_err(req, 0);
+  });
+}
+
+void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info*) {
+  Guarded(req, "fsync", [&] {
+    if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, 0);
+    Filesystem& fs = Fs(req);
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    Status status;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      status = fs.SealLocked(*inode);
+    }
+    if (status.ok()) status = fs.store().Sync();
+    fuse_reply_err(req, status.ok() ? 0 : FailureErrno("fsync", status));
+  });
+}
+
+}  // namespace fusefs

@@ -1,0 +1,92 @@
+#include "versioning_policy.h"
+
+#include <cctype>
+#include <cstddef>
+
+namespace fusefs {
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool AllOf(std::string_view s, int (*pred)(int)) {
+  for (char c : s) {
+    if (!pred(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// vim probes write access with 4913, then 4913 + 123*k.
+bool IsVimProbe(std::string_view name) {
+  if (name.size() < 4 || name.size() > 6 || !AllOf(name, isdigit)) return false;
+  long value = 0;
+  for (char c : name) value = value * 10 + (c - '0');
+  return value >= 4913;
+}
+
+// .*.sw? : a hidden vim swap file (.name.swp, .name.swo, .name.swn ...).
+bool IsHiddenSwap(std::string_view name) {
+  if (name.size() < 6 || name[0] != '.') return false;
+  return name.substr(name.size() - 4, 3) == ".sw";
+}
+
+// sed?????? : GNU sed -i's mkstemp name.
+bool IsSedTemp(std::string_view name) {
+  return name.size() == 9 && StartsWith(name, "sed") && AllOf(name.substr(3), isalnum);
+}
+
+// tmp???????? : Python tempfile (8 chars of [a-z0-9_]).
+bool IsPythonTemp(std::string_view name) {
+  if (name.size() != 11 || !StartsWith(name, "tmp")) return false;
+  for (char c : name.substr(3)) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsTempName(std::string_view name) {
+  if (name.empty()) return false;
+  if (EndsWith(name, ".swp") || EndsWith(name, ".swo") || EndsWith(name, ".swx")) return true;
+  if (IsHiddenSwap(name) || IsVimProbe(name)) return true;
+  if (EndsWith(name, "~")) return true;
+  if (name.size() >= 2 && name.front() == '#' && name.back() == '#') return true;
+  if (StartsWith(name, ".#")) return true;
+  if (EndsWith(name, "___jb_tmp___") || EndsWith(name, "___jb_old___")) return true;
+  if (StartsWith(name, ".goutputstream-")) return true;
+  if (IsSedTemp(name) || IsPythonTemp(name)) return true;
+  if (EndsWith(name, ".tmp") || name.find(".tmp.") != std::string_view::npos) return true;
+  if (EndsWith(name, ".vsctmp")) return true;
+  if (StartsWith(name, ".~lock.") && EndsWith(name, "#")) return true;
+  return false;
+}
+
+bool IsInsideGitDir(std::string_view parent_key) {
+  std::size_t pos = 0;
+  while (pos <= parent_key.size()) {
+    std::size_t slash = parent_key.find('/', pos);
+    std::size_t end = slash == std::string_view::npos ? parent_key.size() : slash;
+    if (parent_key.substr(pos, end - pos) == ".git") return true;
+    if (slash == std::string_view::npos) break;
+    pos = slash + 1;
+  }
+  return false;
+}
+
+grainstore::Versioning VersioningFor(std::string_view parent_key, std::string_view name) {
+  if (name == ".git" || IsInsideGitDir(parent_key) || IsTempName(name)) {
+    return grainstore::Versioning::kUnversioned;
+  }
+  return grainstore::Versioning::kVersioned;
+}
+
+}  // namespace fusefs

@@ -1,0 +1,29 @@
+// Versioning policy of the mount: which names are editor/tool droppings (swap,
+// backup, lock and temp files, everything under .git/) that are stored but
+// never versioned. Pure functions; see docs/fusefs.md for the pattern list.
+#ifndef FUSEFS_VERSIONING_POLICY_H_
+#define FUSEFS_VERSIONING_POLICY_H_
+
+#include <string_view>
+
+#include "grainstore/types.h"
+
+namespace fusefs {
+
+// True when `name` (one path segment) matches a temp/swap/backup/lock pattern:
+// *.swp *.swo *.swx .*.sw? 4913.. (vim's digits-only probe names) *~ #*# .#*
+// *___jb_tmp___ *___jb_old___ .goutputstream-* sed?????? *.tmp *.tmp.*
+// *.vsctmp .~lock.*# tmp???????? (Python tempfile). `*.lock` is NOT matched.
+bool IsTempName(std::string_view name);
+
+// True when `parent_key` ("/memories/a/.git/refs") has a ".git" segment.
+bool IsInsideGitDir(std::string_view parent_key);
+
+// Versioning for a file named `name` in the directory whose store key is
+// `parent_key`: kUnversioned for temp names, a ".git" file and anything under
+// a .git directory; kVersioned otherwise.
+grainstore::Versioning VersioningFor(std::string_view parent_key, std::string_view name);
+
+}  // namespace fusefs
+
+#endif  // FUSEFS_VERSIONING_POLICY_H_

@@ -1,0 +1,56 @@
+#include "versioning_policy.h"
+
+#include <gtest/gtest.h>
+
+namespace fusefs {
+namespace {
+
+using grainstore::Versioning;
+
+TEST(IsTempNameTest, EditorAndToolDroppings) {
+  const char* temps[] = {
+      "notes.md.swp", "x.swo", "x.swx", ".notes.md.swp", ".notes.md.swn", ".a.swa",
+      "4913", "5036", "4999", "49130", "notes.md~", "~", "#notes.md#", "##",
+      ".#notes.md", "notes.md___jb_tmp___", "notes.md___jb_old___",
+      ".goutputstream-AB12CD", "sedAb12Cd", "sed000000", "x.tmp", ".tmp",
+      "notes.md.tmp.1234.1700000000000", "settings.json.vsctmp",
+      ".~lock.report.odt#", "tmpab_3x9zq",
+  };
+  for (const char* name : temps) EXPECT_TRUE(IsTempName(name)) << name;
+}
+
+TEST(IsTempNameTest, RealFilesStayVersioned) {
+  const char* real[] = {
+      "notes.md", "Cargo.lock", "yarn.lock", "index.lock.md", "swp", ".swp.md",
+      "4912", "123", "0001", "20261130", "sed", "sedabc", "sed1234567",
+      "tmp", "tmpfile.txt", "tmpABCDEFGH", "#notes.md", "notes#", "a.tmpl",
+      "template", ".~lock.odt", "x.vsctmp.md", "README", ".bashrc",
+  };
+  for (const char* name : real) EXPECT_FALSE(IsTempName(name)) << name;
+}
+
+// The price of matching GNU sed's mkstemp names by shape: a nine-letter name
+// starting with "sed" and no extension is taken for a temp file.
+TEST(IsTempNameTest, SedPatternIsByShape) { EXPECT_TRUE(IsTempName("seduction")); }
+
+TEST(IsInsideGitDirTest, Segments) {
+  EXPECT_TRUE(IsInsideGitDir("/memories/.git"));
+  EXPECT_TRUE(IsInsideGitDir("/memories/repo/.git/refs/heads"));
+  EXPECT_FALSE(IsInsideGitDir("/memories"));
+  EXPECT_FALSE(IsInsideGitDir("/memories/.github"));
+  EXPECT_FALSE(IsInsideGitDir("/memories/my.git"));
+  EXPECT_FALSE(IsInsideGitDir("/memories/.gitx/y"));
+}
+
+TEST(VersioningForTest, Combines) {
+  EXPECT_EQ(VersioningFor("/memories", "notes.md"), Versioning::kVersioned);
+  EXPECT_EQ(VersioningFor("/memories", "Cargo.lock"), Versioning::kVersioned);
+  EXPECT_EQ(VersioningFor("/memories", ".git"), Versioning::kUnversioned);
+  EXPECT_EQ(VersioningFor("/memories/.git", "HEAD"), Versioning::kUnversioned);
+  EXPECT_EQ(VersioningFor("/memories/.git/objects/ab", "tmp_obj_x"), Versioning::kUnversioned);
+  EXPECT_EQ(VersioningFor("/memories/sub", "notes.md.swp"), Versioning::kUnversioned);
+  EXPECT_EQ(VersioningFor("/memories/.gitignore.d", "a"), Versioning::kVersioned);
+}
+
+}  // namespace
+}  // namespace fusefs

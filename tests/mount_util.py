@@ -1,0 +1,221 @@
+"""Helpers for tests that drive `areev mount` over a real FUSE mount.
+
+A test module does `from mount_util import *` and gets: the module-level skip
+marker `fuse_test_marker`, the `mnt` fixture (a mounted namespace, yielding a
+Mount), the session safety net that lazily unmounts leftovers, a per-test
+timeout, and helpers (history listings, the memtool CLI, daemon log checks).
+"""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import areev_path
+
+# Lines a healthy daemon may print although they contain a checked word.
+LOG_ALLOWLIST = (
+    "Ignoring invalid max threads value",  # libfuse 3.14.0 quirk
+)
+LOG_FORBIDDEN = ("ERROR", "AddressSanitizer", "LeakSanitizer", "runtime error:")
+MOUNT_TIMEOUT_S = 10.0
+TEST_TIMEOUT_S = int(os.environ.get("AREEV_MOUNT_TEST_TIMEOUT", "120"))
+
+
+def fuse_usable():
+    """(ok, reason): whether /dev/fuse and fusermount3 can be used here."""
+    if not os.path.exists("/dev/fuse"):
+        return False, "no /dev/fuse"
+    if not os.access("/dev/fuse", os.R_OK | os.W_OK):
+        return False, "/dev/fuse not accessible"
+    if shutil.which("fusermount3") is None:
+        return False, "fusermount3 not installed"
+    return True, ""
+
+
+_OK, _WHY = fuse_usable()
+fuse_test_marker = [pytest.mark.uses_fuse,
+                    pytest.mark.skipif(not _OK, reason=f"FUSE unusable: {_WHY}")]
+
+
+def check_daemon_log(text, reproducer=""):
+    """Fails the test when the daemon output carries an error marker."""
+    bad = [line for line in text.splitlines()
+           if any(word in line for word in LOG_FORBIDDEN)
+           and not any(allowed in line for allowed in LOG_ALLOWLIST)]
+    if bad:
+        pytest.fail("daemon reported errors:\n" + "\n".join(bad) +
+                    (f"\nreproduce with: {reproducer}" if reproducer else ""))
+
+
+def fusermount_unmount(path, lazy_fallback=True):
+    """fusermount3 -u, retrying while busy, finally -z. Returns True on success."""
+    for _ in range(20):
+        r = subprocess.run(["fusermount3", "-u", "-q", str(path)], capture_output=True, text=True)
+        if r.returncode == 0 or not os.path.ismount(path):
+            return True
+        time.sleep(0.1)  # EBUSY: something still has a file open
+    if lazy_fallback:
+        subprocess.run(["fusermount3", "-u", "-z", "-q", str(path)], capture_output=True)
+    return False
+
+
+class Mount:
+    """One `areev mount ... -f` daemon."""
+
+    def __init__(self, db, mountpoint, ns="default", extra=(), log_path=None):
+        self.db = str(db)
+        self.path = pathlib.Path(mountpoint)
+        self.ns = ns
+        self.extra = list(extra)
+        self.log_path = pathlib.Path(log_path or (self.path.parent / f"{self.path.name}.log"))
+        self.proc = None
+
+    @property
+    def argv(self):
+        return [str(areev_path()), "--db", self.db, "--ns", self.ns, "mount", str(self.path),
+                "-f", *self.extra]
+
+    def start(self):
+        self.path.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        cmd = self.argv
+        if os.environ.get("AREEV_VALGRIND"):
+            cmd = ["valgrind", "--error-exitcode=99", "-q"] + cmd
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + MOUNT_TIMEOUT_S
+        while not os.path.ismount(self.path):
+            if self.proc.poll() is not None:
+                pytest.fail(f"mount daemon exited with {self.proc.returncode}:\n{self.log()}")
+            if time.monotonic() > deadline:
+                self.kill()
+                pytest.fail(f"mount did not appear within {MOUNT_TIMEOUT_S}s:\n{self.log()}")
+            time.sleep(0.1)
+        return self
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def stop(self):
+        """Clean unmount; returns the daemon's exit code."""
+        fusermount_unmount(self.path)
+        try:
+            rc = self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail("mount daemon did not exit after unmount:\n" + self.log())
+        self._log.close()
+        return rc
+
+    def kill(self):
+        """Failure path: lazy unmount, terminate, then kill."""
+        subprocess.run(["fusermount3", "-u", "-z", "-q", str(self.path)], capture_output=True)
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def reproducer(self):
+        return " ".join(self.argv)
+
+
+def areev(db, *args, ns="default", input=None, check=True, timeout=60):
+    """Runs the CLI against `db`; returns CompletedProcess (text)."""
+    r = subprocess.run([str(areev_path()), "--db", str(db), "--ns", ns, *args], input=input,
+                       capture_output=True, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise AssertionError(f"areev {' '.join(args)} failed ({r.returncode}): {r.stderr}")
+    return r
+
+
+def memtool(db, command, ns="default"):
+    """One memory-tool command through `areev memtool`; returns the result dict."""
+    r = areev(db, "memtool", "--batch", ns=ns, input=json.dumps(command) + "\n", check=False)
+    return json.loads(r.stdout.splitlines()[0])
+
+
+def history(db, key, ns="default"):
+    """Versions (list of dicts) of the file at key ("/memories/x"), [] if none."""
+    r = areev(db, "history", key, "--json", ns=ns, check=False)
+    if r.returncode != 0:
+        return []
+    return json.loads(r.stdout)
+
+
+def history_dir(mountpoint, rel):
+    """Sorted names under MOUNT/.history/<rel>/ ([] if absent)."""
+    try:
+        return sorted(os.listdir(pathlib.Path(mountpoint) / ".history" / rel))
+    except FileNotFoundError:
+        return []
+
+
+def wait_for(predicate, timeout=2.0, interval=0.02):
+    """Polls predicate until true or timeout; returns its last value."""
+    deadline = time.monotonic() + timeout
+    value = predicate()
+    while not value and time.monotonic() < deadline:
+        time.sleep(interval)
+        value = predicate()
+    return value
+
+
+@pytest.fixture
+def mnt(tmp_path, request):
+    """A mounted namespace over a fresh store: yields the Mount; asserts a
+    clean unmount with exit code 0 and a clean daemon log."""
+    extra = getattr(request, "param", ())
+    m = Mount(tmp_path / "agent.db", tmp_path / "mnt", extra=extra).start()
+    ok = False
+    try:
+        yield m
+        ok = True
+    finally:
+        if ok:
+            rc = m.stop()
+            check_daemon_log(m.log(), m.reproducer())
+            assert rc == 0, f"daemon exit code {rc}:\n{m.log()}"
+        else:
+            m.kill()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _unmount_leftovers(tmp_path_factory):
+    """Safety net: lazily unmount anything still mounted under the temp root."""
+    yield
+    root = str(tmp_path_factory.getbasetemp())
+    with open("/proc/mounts") as f:
+        for line in f:
+            point = line.split()[1]
+            if point.startswith(root):
+                subprocess.run(["fusermount3", "-u", "-z", "-q", point], capture_output=True)
+
+
+@pytest.fixture(autouse=True)
+def _per_test_timeout():
+    """Fails a test that runs longer than TEST_TIMEOUT_S (SIGALRM)."""
+
+    def expired(signum, frame):
+        raise TimeoutError(f"test exceeded {TEST_TIMEOUT_S}s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(TEST_TIMEOUT_S)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+__all__ = ["Mount", "areev", "memtool", "history", "history_dir", "wait_for",
+           "check_daemon_log", "fusermount_unmount", "fuse_test_marker", "mnt",
+           "_unmount_leftovers", "_per_test_timeout"]

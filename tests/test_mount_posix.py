@@ -1,0 +1,301 @@
+"""POSIX behaviour of `areev mount` over a real FUSE mount."""
+import ctypes
+import errno
+import mmap
+import os
+import stat
+import time
+
+import pytest
+
+from mount_util import *  # noqa: F401,F403
+from mount_util import Mount, history, wait_for
+
+pytestmark = fuse_test_marker  # noqa: F405
+
+_libc = ctypes.CDLL(None, use_errno=True)
+RENAME_NOREPLACE = 1
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def renameat2(old, new, flags):
+    if _libc.renameat2(AT_FDCWD, os.fsencode(old), AT_FDCWD, os.fsencode(new), flags) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+
+
+def expect_errno(code, fn, *args):
+    with pytest.raises(OSError) as info:
+        fn(*args)
+    assert info.value.errno == code, f"expected {errno.errorcode[code]}, got {info.value}"
+
+
+@pytest.mark.parametrize("mnt", [(), ("-s",)], indirect=True, ids=["mt", "single"])
+def test_mount_roundtrip_and_exit_code(mnt):
+    p = mnt.path / "notes.md"
+    p.write_text("hello\n")
+    assert p.read_text() == "hello\n"
+    (mnt.path / "sub").mkdir()
+    (mnt.path / "sub" / "b.md").write_text("b")
+    assert sorted(os.listdir(mnt.path)) == ["notes.md", "sub"]
+    with open("/proc/mounts") as f:
+        line = [l for l in f if f" {mnt.path} " in l][0]
+    assert line.startswith("areev ") and " fuse.areev " in line
+    assert "default_permissions" in line
+
+
+def test_paths_map_one_to_one(mnt):
+    (mnt.path / "a").mkdir()
+    (mnt.path / "a" / "b.md").write_text("deep")
+    got = memtool_view(mnt.db, "/memories/a/b.md")
+    assert "deep" in got
+
+
+def memtool_view(db, path):
+    from mount_util import memtool
+    return memtool(db, {"command": "view", "path": path})["content"]
+
+
+def test_inode_numbers_stable_across_remount(mnt, tmp_path):
+    (mnt.path / "d").mkdir()
+    (mnt.path / "d" / "f.md").write_text("x")
+    before = {n: os.lstat(mnt.path / n).st_ino for n in ["d", "d/f.md"]}
+    assert mnt.stop() == 0
+    m2 = Mount(mnt.db, mnt.path).start()
+    try:
+        after = {n: os.lstat(m2.path / n).st_ino for n in ["d", "d/f.md"]}
+    finally:
+        assert m2.stop() == 0
+    assert before == after
+    mnt.start()  # the fixture unmounts it again
+
+
+def test_mkdir_rmdir_notempty(mnt):
+    d = mnt.path / "d"
+    d.mkdir(0o750)
+    assert stat.S_IMODE(os.stat(d).st_mode) == 0o750 & ~_umask()
+    (d / "f").write_text("x")
+    expect_errno(errno.ENOTEMPTY, os.rmdir, d)
+    expect_errno(errno.EEXIST, os.mkdir, d)
+    os.unlink(d / "f")
+    os.rmdir(d)
+    assert not d.exists()
+    expect_errno(errno.ENOENT, os.rmdir, d)
+
+
+def _umask():
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def test_rename_flags(mnt):
+    a, b = mnt.path / "a", mnt.path / "b"
+    a.write_text("A")
+    b.write_text("B")
+    expect_errno(errno.EEXIST, renameat2, a, b, RENAME_NOREPLACE)
+    expect_errno(errno.EINVAL, renameat2, a, b, RENAME_EXCHANGE)
+    renameat2(a, mnt.path / "c", RENAME_NOREPLACE)
+    assert (mnt.path / "c").read_text() == "A" and not a.exists()
+
+
+def test_rename_over_keeps_moved_inode(mnt):
+    tmp, dst = mnt.path / "x.tmp", mnt.path / "x.md"
+    dst.write_text("old")
+    tmp.write_text("new")
+    ino = os.stat(tmp).st_ino
+    os.rename(tmp, dst)
+    assert os.stat(dst).st_ino == ino
+    assert dst.read_text() == "new"
+    assert not tmp.exists()
+
+
+def test_unlink_open_file_still_readable_and_writes_do_not_resurrect(mnt):
+    p = mnt.path / "gone.md"
+    p.write_text("still here")
+    fd = os.open(p, os.O_RDWR)
+    try:
+        os.unlink(p)
+        assert not p.exists()
+        assert os.pread(fd, 100, 0) == b"still here"
+        os.pwrite(fd, b"STILL", 0)
+        os.fsync(fd)
+        assert os.pread(fd, 100, 0) == b"STILL here"
+        assert os.fstat(fd).st_nlink == 0
+    finally:
+        os.close(fd)
+    time.sleep(0.2)
+    assert not p.exists()
+    assert "gone.md" not in os.listdir(mnt.path)
+
+
+def test_truncate_and_ftruncate(mnt):
+    p = mnt.path / "t.md"
+    p.write_text("0123456789")
+    os.truncate(p, 4)
+    assert p.read_text() == "0123"
+    with open(p, "r+") as f:
+        f.truncate(2)
+        f.seek(0, 2)
+        f.write("zz")
+    assert p.read_text() == "01zz"
+    os.truncate(p, 6)
+    assert p.read_bytes() == b"01zz\0\0"
+
+
+def test_chmod_chown_utimens_exact(mnt):
+    p = mnt.path / "m.md"
+    p.write_text("x")
+    os.chmod(p, 0o640)
+    assert stat.S_IMODE(os.stat(p).st_mode) == 0o640
+    os.chown(p, 1234, 5678)
+    st = os.stat(p)
+    assert (st.st_uid, st.st_gid) == (1234, 5678)
+    os.utime(p, ns=(1_600_000_000_123_456_789, 1_700_000_000_987_654_321))
+    st = os.stat(p)
+    assert st.st_atime_ns == 1_600_000_000_123_456_789
+    assert st.st_mtime_ns == 1_700_000_000_987_654_321
+
+
+def test_attributes_survive_remount(mnt):
+    p = mnt.path / "keep.md"
+    p.write_text("x")
+    os.chmod(p, 0o600)
+    os.utime(p, ns=(1_600_000_000_000_000_001, 1_700_000_000_000_000_002))
+    assert mnt.stop() == 0
+    mnt.start()
+    st = os.stat(p)
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert st.st_mtime_ns == 1_700_000_000_000_000_002
+
+
+def test_symlinks(mnt):
+    link = mnt.path / "lnk"
+    os.symlink("target/of/some/length", link)
+    assert os.readlink(link) == "target/of/some/length"
+    st = os.lstat(link)
+    assert stat.S_ISLNK(st.st_mode) and st.st_size == len("target/of/some/length")
+    os.symlink("user@host.1234:1700000000", mnt.path / ".#notes.md")  # emacs lock
+    assert os.readlink(mnt.path / ".#notes.md") == "user@host.1234:1700000000"
+    (mnt.path / "real.md").write_text("r")
+    os.symlink("real.md", mnt.path / "rel")
+    assert (mnt.path / "rel").read_text() == "r"
+
+
+def test_o_excl_and_o_append(mnt):
+    p = mnt.path / "lockish"
+    fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    os.write(fd, b"1")
+    os.close(fd)
+    expect_errno(errno.EEXIST, os.open, p, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"2")
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, b"3")
+    os.close(fd)
+    assert p.read_bytes() == b"123"
+
+
+def test_write_only_handle_then_read_back(mnt):
+    p = mnt.path / "wo.bin"
+    fd = os.open(p, os.O_CREAT | os.O_WRONLY, 0o644)
+    os.pwrite(fd, b"abc", 0)
+    os.pwrite(fd, b"XY", 10)
+    os.close(fd)
+    assert p.read_bytes() == b"abc" + b"\0" * 7 + b"XY"
+
+
+def test_mmap_read_and_write(mnt):
+    p = mnt.path / "map.bin"
+    p.write_bytes(b"a" * 8192)
+    with open(p, "r+b") as f:
+        m = mmap.mmap(f.fileno(), 0)
+        assert m[:4] == b"aaaa"
+        m[0:4] = b"bbbb"
+        m.flush()
+        m.close()
+    assert p.read_bytes()[:5] == b"bbbba"
+
+
+def test_statfs_meaningful(mnt):
+    s = os.statvfs(mnt.path)
+    assert s.f_bsize > 0 and s.f_blocks > 0 and s.f_bavail > 0
+    assert s.f_namemax == 255
+
+
+def test_parent_times_change(mnt):
+    d = mnt.path / "d"
+    d.mkdir()
+    os.utime(d, ns=(1_000_000_000, 1_000_000_000))
+    before = os.stat(d)
+    (d / "f").write_text("x")
+    mid = os.stat(d)
+    assert mid.st_mtime_ns > before.st_mtime_ns and mid.st_ctime_ns >= before.st_ctime_ns
+    os.utime(d, ns=(1_000_000_000, 1_000_000_000))
+    os.unlink(d / "f")
+    assert os.stat(d).st_mtime_ns > 1_000_000_000
+
+
+def test_hard_links_refused_xattrs_unsupported(mnt):
+    p = mnt.path / "f"
+    p.write_text("x")
+    expect_errno(errno.EPERM, os.link, p, mnt.path / "g")
+    with pytest.raises(OSError) as info:
+        os.getxattr(p, "user.x")
+    assert info.value.errno in (errno.ENOTSUP, errno.ENODATA)
+    with pytest.raises(OSError) as info:
+        os.setxattr(p, "user.x", b"1")
+    assert info.value.errno in (errno.ENOTSUP, errno.ENOSYS)
+    try:
+        assert os.listxattr(p) == []  # no synthetic xattrs (cp -a would copy them)
+    except OSError as e:
+        assert e.errno in (errno.ENOTSUP, errno.ENOSYS)
+
+
+def test_bad_names_clean_errno(mnt):
+    expect_errno(errno.EINVAL, open, mnt.path / "back\\slash", "w")
+    expect_errno(errno.EINVAL, os.mkdir, mnt.path / "a%2fb")
+    expect_errno(errno.ENAMETOOLONG, open, mnt.path / ("n" * 256), "w")
+    assert "rejected name" in mnt.log()  # each refusal leaves a log line
+
+
+def test_history_dir_hidden_reserved_and_read_only(mnt):
+    (mnt.path / "f.md").write_text("v1")
+    assert ".history" not in os.listdir(mnt.path)
+    assert os.path.isdir(mnt.path / ".history")
+    expect_errno(errno.EEXIST, os.mkdir, mnt.path / ".history")
+    h = mnt.path / ".history"
+    expect_errno(errno.EROFS, open, h / "new.md", "w")
+    expect_errno(errno.EROFS, os.mkdir, h / "x")
+    names = os.listdir(h / "f.md")
+    assert len(names) == 1
+    v = h / "f.md" / names[0]
+    expect_errno(errno.EROFS, open, v, "w")
+    expect_errno(errno.EROFS, os.unlink, v)
+    expect_errno(errno.EROFS, os.rename, v, h / "f.md" / "other")
+    expect_errno(errno.EROFS, os.chmod, v, 0o777)
+    expect_errno(errno.EROFS, os.rmdir, h)
+    assert v.read_text() == "v1"
+
+
+def test_reserved_history_name_refused_via_rename(mnt):
+    (mnt.path / "d").mkdir()
+    (mnt.path / "d" / ".history").mkdir()  # reserved at the root only
+    (mnt.path / "x").write_text("x")
+    with pytest.raises(OSError) as info:
+        os.rename(mnt.path / "x", mnt.path / ".history")
+    assert info.value.errno in (errno.EPERM, errno.EINVAL, errno.EEXIST, errno.EISDIR, errno.EROFS)
+
+
+def test_big_file_and_big_directory(mnt):
+    data = os.urandom(5 << 20)
+    (mnt.path / "big.bin").write_bytes(data)
+    assert (mnt.path / "big.bin").read_bytes() == data
+    d = mnt.path / "many"
+    d.mkdir()
+    for i in range(1500):
+        (d / f"f{i:05}").write_text(str(i))
+    names = os.listdir(d)
+    assert len(names) == 1500 and len(set(names)) == 1500
+    assert (d / "f01234").read_text() == "1234"
