@@ -1,0 +1,239 @@
+"""Versioning through the mount: one version per save, whatever the editor."""
+import os
+import re
+import subprocess
+import tempfile
+
+import pytest
+
+from mount_util import *  # noqa: F401,F403
+from mount_util import history, history_dir, wait_for
+
+pytestmark = fuse_test_marker  # noqa: F405
+
+NAME_RE = re.compile(r"^v(\d{6})-(\d{8}T\d{6}Z)-([0-9a-f]{8})(\.[^.]*)?$")
+
+
+def versions(mnt, rel):
+    return history(mnt.db, "/memories/" + rel)
+
+
+def bodies(mnt, rel):
+    names = history_dir(mnt.path, rel)
+    return [(mnt.path / ".history" / rel / n).read_text() for n in names]
+
+
+def test_one_version_per_close_not_per_write(mnt):
+    p = mnt.path / "a.md"
+    with open(p, "w") as f:
+        for i in range(50):
+            f.write(f"line {i}\n")
+            f.flush()
+    assert len(versions(mnt, "a.md")) == 1
+    assert bodies(mnt, "a.md") == [p.read_text()]
+
+
+def test_shell_redirect_makes_one_version(mnt):
+    subprocess.run(f"echo hello > {mnt.path}/r.md", shell=True, check=True)
+    assert [v["size"] for v in versions(mnt, "r.md")] == [6]
+
+
+def test_identical_content_makes_no_version(mnt):
+    p = mnt.path / "same.md"
+    p.write_text("same")
+    p.write_text("same")
+    with open(p, "r+") as f:
+        f.write("same")
+    assert len(versions(mnt, "same.md")) == 1
+
+
+def test_truncate_then_write_on_one_handle_is_one_version(mnt):
+    p = mnt.path / "t.md"
+    p.write_text("first\n")
+    fd = os.open(p, os.O_RDWR)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, b"second\n", 0)
+    os.close(fd)
+    assert [v["size"] for v in versions(mnt, "t.md")] == [6, 7]
+
+
+def test_nano_style_o_trunc_rewrite(mnt):
+    p = mnt.path / "n.md"
+    p.write_text("one\n")
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, b"two\n")
+    os.close(fd)
+    v = versions(mnt, "n.md")
+    assert [x["size"] for x in v] == [4, 4] and p.read_text() == "two\n"
+
+
+def test_path_truncate_without_writer_seals_its_own_version(mnt):
+    p = mnt.path / "pt.md"
+    p.write_text("0123456789")
+    os.truncate(p, 3)
+    assert [v["size"] for v in versions(mnt, "pt.md")] == [10, 3]
+
+
+def test_touch_seals_empty_v1(mnt):
+    subprocess.run(["touch", str(mnt.path / "empty.md")], check=True)
+    assert wait_for(lambda: len(versions(mnt, "empty.md")) == 1, timeout=1.0)
+    assert versions(mnt, "empty.md")[0]["size"] == 0
+
+
+def test_amendment_after_flush_before_release(mnt):
+    p = mnt.path / "am.md"
+    fd = os.open(p, os.O_CREAT | os.O_RDWR, 0o644)
+    dup = os.dup(fd)
+    os.write(fd, b"draft")
+    os.close(fd)  # flush: sealed
+    assert [v["size"] for v in versions(mnt, "am.md")] == [5]
+    os.write(dup, b" more")
+    os.close(dup)  # flush again, then release
+    assert p.read_text() == "draft more"
+    assert versions(mnt, "am.md")[-1]["size"] == 10
+
+
+def test_echo_append(mnt):
+    p = mnt.path / "log.md"
+    subprocess.run(f"echo one > {p}; echo two >> {p}", shell=True, check=True)
+    assert p.read_text() == "one\ntwo\n"
+    assert [v["size"] for v in versions(mnt, "log.md")] == [4, 8]
+
+
+def test_vim_save_makes_exactly_one_version(mnt):
+    p = mnt.path / "drink.md"
+    p.write_text("tea for two\n")
+    before = len(versions(mnt, "drink.md"))
+    env = dict(os.environ, HOME=str(mnt.path.parent))  # no user vimrc
+    subprocess.run(["vim", "-es", "-N", "-u", "NONE", "-c", "%s/tea/coffee/", "-c", "wq",
+                    str(p)], check=True, env=env, timeout=30)
+    assert p.read_text() == "coffee for two\n"
+    v = versions(mnt, "drink.md")
+    assert len(v) == before + 1
+    names = history_dir(mnt.path, "drink.md")
+    assert len(names) == before + 1
+    assert (mnt.path / ".history" / "drink.md" / names[-1]).read_text() == "coffee for two\n"
+    listing = os.listdir(mnt.path)
+    assert listing == ["drink.md"], listing  # no swap/backup/4913 left behind
+    for junk in ("drink.md~", ".drink.md.swp", "4913"):
+        assert history(mnt.db, "/memories/" + junk) == []
+
+
+def test_vim_default_backup_rename_dance(mnt):
+    """vim with backupcopy=no: rename name -> name~, write a new name."""
+    p = mnt.path / "v.md"
+    p.write_text("a\n")
+    env = dict(os.environ, HOME=str(mnt.path.parent))
+    subprocess.run(["vim", "-es", "-N", "-u", "NONE", "-c", "set backupcopy=no writebackup",
+                    "-c", "%s/a/b/", "-c", "wq", str(p)], check=True, env=env, timeout=30)
+    assert p.read_text() == "b\n"
+    assert [x["size"] for x in versions(mnt, "v.md")] == [2, 2]
+    assert history(mnt.db, "/memories/v.md~") == []
+
+
+def test_sed_in_place(mnt):
+    p = mnt.path / "s.md"
+    p.write_text("red\n")
+    subprocess.run(["sed", "-i", "s/red/blue/", str(p)], check=True)
+    assert p.read_text() == "blue\n"
+    assert [v["size"] for v in versions(mnt, "s.md")] == [4, 5]
+    assert os.listdir(mnt.path) == ["s.md"]
+
+
+def test_python_tempfile_replace_keeps_inode(mnt):
+    p = mnt.path / "cfg.json"
+    p.write_text("{}")
+    with tempfile.NamedTemporaryFile("w", dir=mnt.path, delete=False) as f:
+        f.write('{"a": 1}')
+        tmp = f.name
+    ino = os.stat(tmp).st_ino
+    os.replace(tmp, p)
+    assert os.stat(p).st_ino == ino
+    assert p.read_text() == '{"a": 1}'
+    assert [v["size"] for v in versions(mnt, "cfg.json")] == [2, 8]
+    assert history(mnt.db, "/memories/" + os.path.basename(tmp)) == []
+
+
+def test_agent_tool_tmp_pid_ms_rename(mnt):
+    p = mnt.path / "plan.md"
+    p.write_text("v1")
+    tmp = mnt.path / "plan.md.tmp.4242.1700000000000"
+    tmp.write_text("v2")
+    os.rename(tmp, p)
+    assert [v["size"] for v in versions(mnt, "plan.md")] == [2, 2]
+    assert history(mnt.db, "/memories/" + tmp.name) == []
+
+
+def test_jetbrains_safe_write_is_one_version(mnt):
+    p = mnt.path / "Main.kt"
+    p.write_text("fun main() {}\n")
+    tmp = mnt.path / "Main.kt___jb_tmp___"
+    old = mnt.path / "Main.kt___jb_old___"
+    tmp.write_text("fun main() { println() }\n")
+    os.rename(p, old)
+    os.rename(tmp, p)
+    os.unlink(old)
+    v = versions(mnt, "Main.kt")
+    assert [x["size"] for x in v] == [14, 25], v
+    assert sorted(os.listdir(mnt.path)) == ["Main.kt"]
+    assert bodies(mnt, "Main.kt")[-1] == "fun main() { println() }\n"
+
+
+def test_temp_names_never_versioned(mnt):
+    for name in ["x.swp", ".x.swo", "4913", "x~", "#x#", "x.tmp", "sedAb12Cd", "a.vsctmp"]:
+        (mnt.path / name).write_text("junk")
+        assert history(mnt.db, "/memories/" + name) == [], name
+        assert history_dir(mnt.path, name) == [], name
+    (mnt.path / "Cargo.lock").write_text("lock")
+    assert len(versions(mnt, "Cargo.lock")) == 1
+
+
+def test_history_names_and_contents(mnt):
+    p = mnt.path / "notes.md"
+    for body in ["one", "two", "three"]:
+        p.write_text(body)
+    names = history_dir(mnt.path, "notes.md")
+    assert len(names) == 3
+    v = versions(mnt, "notes.md")
+    for name, info in zip(names, v):
+        m = NAME_RE.match(name)
+        assert m, name
+        assert int(m.group(1)) == info["version"]
+        assert info["grain_id"].startswith(m.group(3))
+        assert m.group(4) == ".md"
+    assert bodies(mnt, "notes.md") == ["one", "two", "three"]
+    st = os.stat(mnt.path / ".history" / "notes.md" / names[0])
+    assert st.st_size == 3 and (st.st_mode & 0o222) == 0
+
+
+def test_history_of_directories_and_deleted_files(mnt):
+    (mnt.path / "sub").mkdir()
+    (mnt.path / "sub" / "file.md").write_text("x")
+    # Two versions: a one-version file unlinked within the store's revive
+    # window counts as a temp file and keeps no chain.
+    (mnt.path / "gone.md").write_text("hi")
+    (mnt.path / "gone.md").write_text("bye")
+    os.unlink(mnt.path / "gone.md")
+    top = os.listdir(mnt.path / ".history")
+    assert "sub" in top
+    assert os.path.isdir(mnt.path / ".history" / "sub" / "file.md")
+    assert len(os.listdir(mnt.path / ".history" / "sub" / "file.md")) == 1
+    gone = os.listdir(mnt.path / ".history" / "gone.md")  # reachable by name
+    assert len(gone) == 2
+    assert (mnt.path / ".history" / "gone.md" / sorted(gone)[-1]).read_text() == "bye"
+
+
+def test_history_sees_new_versions_quickly(mnt):
+    p = mnt.path / "live.md"
+    p.write_text("1")
+    assert len(history_dir(mnt.path, "live.md")) == 1
+    p.write_text("2")
+    assert wait_for(lambda: len(history_dir(mnt.path, "live.md")) == 2, timeout=2.0)
+
+
+def test_rename_moves_history(mnt):
+    p = mnt.path / "old.md"
+    p.write_text("a")
+    p.write_text("b")
+    os.rename(p, mnt.path / "new.md")
+    assert len(versions(mnt, "new.md")) >= 2
