@@ -35,7 +35,8 @@ TEST(ParseMemoryPathTest, ValidPathsNormalise) {
       {"/memories/%2", "/memories/%2", {"%2"}},
       {"/memories/%25", "/memories/%25", {"%25"}},
       {"/memories/%2g", "/memories/%2g", {"%2g"}},
-      {"/memories/caf\xc3\xa9/\xf0\x9f\x98\x80.txt", "/memories/caf\xc3\xa9/\xf0\x9f\x98\x80.txt",
+      {"/memories/caf\xc3\xa9/\xf0\x9f\x98\x80.txt",
+       "/memories/caf\xc3\xa9/\xf0\x9f\x98\x80.txt",
        {"caf\xc3\xa9", "\xf0\x9f\x98\x80.txt"}},
       {"/memories/a b/c\td", "/memories/a b/c\td", {"a b", "c\td"}},
   };
@@ -53,7 +54,9 @@ struct InvalidCase {
   std::string message;
 };
 
-std::string Escape(const std::string& raw) { return "Path " + raw + " would escape /memories directory"; }
+std::string Escape(const std::string& raw) {
+  return "Path " + raw + " would escape /memories directory";
+}
 std::string Prefix(const std::string& raw) { return "Path must start with /memories, got: " + raw; }
 
 TEST(ParseMemoryPathTest, InvalidPathsGiveContractMessages) {
@@ -182,14 +185,10 @@ TEST(KeyHelpersTest, IsStrictlyInside) {
     bool inside;
   };
   const std::vector<Case> cases = {
-      {"/memories/a/b", "/memories/a", true},
-      {"/memories/a/b/c", "/memories/a", true},
-      {"/memories/a", "/memories", true},
-      {"/memories/a", "/memories/a", false},
-      {"/memories/ab", "/memories/a", false},
-      {"/memories/a", "/memories/a/b", false},
-      {"/memories", "/memories", false},
-      {"/memories_x", "/memories", false},
+      {"/memories/a/b", "/memories/a", true}, {"/memories/a/b/c", "/memories/a", true},
+      {"/memories/a", "/memories", true},     {"/memories/a", "/memories/a", false},
+      {"/memories/ab", "/memories/a", false}, {"/memories/a", "/memories/a/b", false},
+      {"/memories", "/memories", false},      {"/memories_x", "/memories", false},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(IsStrictlyInside(c.key, c.ancestor), c.inside) << c.key << " in " << c.ancestor;

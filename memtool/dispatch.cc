@@ -3,11 +3,10 @@
 #include <cstdint>
 #include <limits>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "grainstore/path.h"
@@ -105,8 +104,8 @@ ToolResult Dispatch(const internal::Target& target, const json& doc) {
   if (command_ptr == nullptr) return Failure("Parameter `command` is required");
   const std::string& command = *command_ptr;
   const bool is_rename = command == "rename";
-  if (command != "view" && command != "create" && command != "str_replace" &&
-      command != "insert" && command != "delete" && !is_rename) {
+  if (command != "view" && command != "create" && command != "str_replace" && command != "insert" &&
+      command != "delete" && !is_rename) {
     return Failure("Unknown command: " + command);
   }
 
@@ -116,7 +115,8 @@ ToolResult Dispatch(const internal::Target& target, const json& doc) {
   const std::string* second = nullptr;
   const json* insert_line = nullptr;
   if (command == "create") {
-    if ((second = StringParam(doc, "file_text")) == nullptr) return MissingParam("file_text", command);
+    if ((second = StringParam(doc, "file_text")) == nullptr)
+      return MissingParam("file_text", command);
   } else if (command == "str_replace") {
     if ((second = StringParam(doc, "old_str")) == nullptr) return MissingParam("old_str", command);
   } else if (command == "insert") {
@@ -127,13 +127,15 @@ ToolResult Dispatch(const internal::Target& target, const json& doc) {
       return MissingParam("insert_text", command);
     }
   } else if (is_rename) {
-    if ((second = StringParam(doc, "new_path")) == nullptr) return MissingParam("new_path", command);
+    if ((second = StringParam(doc, "new_path")) == nullptr)
+      return MissingParam("new_path", command);
   }
   std::string_view new_str;
   if (command == "str_replace") {
     const auto it = doc.find("new_str");
     if (it != doc.end() && !it->is_null()) {
-      if (!it->is_string()) return Failure("Parameter `new_str` must be a string for command: str_replace");
+      if (!it->is_string())
+        return Failure("Parameter `new_str` must be a string for command: str_replace");
       new_str = it->get_ref<const std::string&>();
     }
   }
@@ -145,7 +147,8 @@ ToolResult Dispatch(const internal::Target& target, const json& doc) {
   if (command == "create") return internal::Create(target, *path, *second);
   if (command == "str_replace") return internal::StrReplace(target, *path, *second, new_str);
   if (command == "insert") {
-    return internal::Insert(target, *path, {ClampedInt(*insert_line), insert_line->dump()}, *second);
+    return internal::Insert(target, *path, {ClampedInt(*insert_line), insert_line->dump()},
+                            *second);
   }
   if (command == "delete") return internal::Delete(target, *path);
   const std::optional<internal::PathArg> to = ParsePath(*second, &error);

@@ -71,7 +71,8 @@ std::string AmbiguousMessage(std::string_view current, std::string_view old_str)
     auto next = [current](std::size_t pos) -> std::size_t {
       if (pos >= current.size()) return std::string_view::npos;
       ++pos;
-      while (pos < current.size() && (static_cast<unsigned char>(current[pos]) & 0xC0) == 0x80) ++pos;
+      while (pos < current.size() && (static_cast<unsigned char>(current[pos]) & 0xC0) == 0x80)
+        ++pos;
       return pos;
     };
     AppendMatchLines(&msg, current, 0, next);
@@ -85,12 +86,12 @@ std::string AmbiguousMessage(std::string_view current, std::string_view old_str)
 
 Status ReplaceOnce(const PathArg& p, std::string_view old_str, std::string_view new_str,
                    std::string_view current, std::string* next, EditOutcome* outcome) {
-  const std::size_t at = old_str.empty() ? (current.empty() ? 0 : std::string_view::npos)
-                                         : Find(current, old_str, 0);
-  const bool unique = old_str.empty()
-                          ? current.empty()
-                          : at != std::string_view::npos &&
-                                Find(current, old_str, at + old_str.size()) == std::string_view::npos;
+  const std::size_t at =
+      old_str.empty() ? (current.empty() ? 0 : std::string_view::npos) : Find(current, old_str, 0);
+  const bool unique =
+      old_str.empty() ? current.empty()
+                      : at != std::string_view::npos &&
+                            Find(current, old_str, at + old_str.size()) == std::string_view::npos;
   if (at == std::string_view::npos && !old_str.empty()) {
     std::string msg = "No replacement was performed, old_str `";
     msg.append(old_str);
@@ -125,8 +126,8 @@ template <typename EditBody>
 ToolResult RunEdit(const Target& t, const PathArg& p, const std::string& not_exist, EditBody edit) {
   if (p.path.is_root()) return Failure(not_exist);
   EditOutcome outcome;
-  grainstore::Result<grainstore::WriteResult> written = t.store->EditFile(
-      t.ns, p.path.key, [&](std::string_view current, std::string* next) {
+  grainstore::Result<grainstore::WriteResult> written =
+      t.store->EditFile(t.ns, p.path.key, [&](std::string_view current, std::string* next) {
         outcome = EditOutcome();
         return edit(current, next, &outcome);
       });
@@ -148,7 +149,8 @@ Status InsertAt(const PathArg& p, const InsertLine& line, std::string_view inser
                 std::string_view current, std::string* next, EditOutcome* outcome) {
   const bool terminated = !current.empty() && current.back() == '\n';
   const auto n_lines = static_cast<std::int64_t>(
-      current.empty() ? 0 : std::count(current.begin(), current.end(), '\n') + (terminated ? 0 : 1));
+      current.empty() ? 0
+                      : std::count(current.begin(), current.end(), '\n') + (terminated ? 0 : 1));
   if (line.value < 0 || line.value > n_lines) {
     std::string msg = "Invalid `insert_line` parameter: ";
     msg.append(line.text);

@@ -9,8 +9,36 @@
 
 namespace memtool::internal {
 
+namespace {
+
+void AppendDecimal(std::string* out, std::uint64_t value) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  while (n > 0) out->push_back(digits[--n]);
+}
+
+}  // namespace
+
+void AppendSize(std::string* out, std::uint64_t bytes) {
+  if (bytes < 1024) {  // the common case in listings: no floating point
+    AppendDecimal(out, bytes);
+    out->push_back('B');
+    return;
+  }
+  out->append(FormatSize(bytes));
+}
+
 std::string FormatSize(std::uint64_t bytes) {
-  if (bytes == 0) return "0B";
+  if (bytes < 1024) {
+    std::string out;
+    AppendDecimal(&out, bytes);
+    out.push_back('B');
+    return out;
+  }
   static constexpr char kUnits[] = {'B', 'K', 'M', 'G'};
   int bit_length = 0;
   for (std::uint64_t v = bytes; v != 0; v >>= 1) ++bit_length;
@@ -28,14 +56,8 @@ std::string FormatSize(std::uint64_t bytes) {
 }
 
 void AppendNumberedLine(std::string* out, std::uint64_t lineno, std::string_view text) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + lineno % 10);
-    lineno /= 10;
-  } while (lineno != 0);
-  for (int pad = n; pad < 6; ++pad) out->push_back(' ');
-  while (n > 0) out->push_back(digits[--n]);
+  for (std::uint64_t limit = 100000; limit > 0 && lineno < limit; limit /= 10) out->push_back(' ');
+  AppendDecimal(out, lineno);
   out->push_back('\t');
   out->append(text);
 }

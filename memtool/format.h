@@ -12,6 +12,8 @@ namespace memtool::internal {
 
 // Python's size formatter: "0B", "1023B", "1K", "1.2K", "1024.0K", "1M", "1024G".
 std::string FormatSize(std::uint64_t bytes);
+// Appends FormatSize(bytes) to `out`.
+void AppendSize(std::string* out, std::uint64_t bytes);
 
 // Appends printf("%6d\t%s", lineno, text).
 void AppendNumberedLine(std::string* out, std::uint64_t lineno, std::string_view text);

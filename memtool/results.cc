@@ -1,11 +1,10 @@
 // Result constructors and store-status mapping shared by the commands, and
 // the JSON-line serialiser.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "grainstore/options.h"
@@ -64,8 +63,8 @@ std::string ReservedMessage(std::string_view raw) {
 
 std::string ToJsonLine(const ToolResult& result) {
   // Invalid UTF-8 in content becomes U+FFFD instead of throwing.
-  const std::string content = nlohmann::json(result.content)
-                                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string content =
+      nlohmann::json(result.content).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string line;
   line.reserve(content.size() + 40);
   line.append("{\"content\": ");

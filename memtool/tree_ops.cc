@@ -42,7 +42,8 @@ ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text)
   if (p.path.is_root()) return Failure(exists);
   if (IsReserved(p.path)) return Failure(ReservedMessage(p.raw));
   if (file_text.size() > grainstore::Limits::kMaxBodyBytes) return Failure(TooLargeMessage(p.raw));
-  grainstore::Result<grainstore::WriteResult> written = t.store->PutFile(t.ns, p.path.key, file_text);
+  grainstore::Result<grainstore::WriteResult> written =
+      t.store->PutFile(t.ns, p.path.key, file_text);
   if (written.has_value()) return Success(Join("File created successfully at: ", p.raw));
   switch (written.error().code()) {
     case StatusCode::kNotADirectory:
@@ -82,7 +83,8 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
   const Presence source = Probe(t, from.path.key, &failure);
   if (source == Presence::kFailed) return StorageFailure(from.raw, failure);
   if (source == Presence::kAbsent) return Failure(not_exist);
-  const std::string into_self = Join(Join("Cannot rename ", from.raw, " to a subdirectory of itself, "), to.raw);
+  const std::string into_self =
+      Join(Join("Cannot rename ", from.raw, " to a subdirectory of itself, "), to.raw);
   if (grainstore::IsStrictlyInside(to.path.key, from.path.key)) return Failure(into_self);
   const std::string parent_is_file = Join("A parent of ", to.raw, " is a file, not a directory");
   if (IsReserved(to.path)) return Failure(ReservedMessage(to.raw));

@@ -39,7 +39,7 @@ void AppendEntry(std::string* out, const NodeInfo& node, std::string_view raw,
   if (dir) {
     out->append("4K");
   } else {
-    out->append(FormatSize(node.size));
+    AppendSize(out, node.size);
   }
   out->push_back('\t');
   out->append(raw);
@@ -86,7 +86,8 @@ void SliceBounds(const ViewRange& range, std::size_t n, std::size_t* first, std:
   *end = static_cast<std::size_t>(std::max(begin, stop));
 }
 
-ToolResult ViewFile(const PathArg& p, std::string_view body, const std::optional<ViewRange>& range) {
+ToolResult ViewFile(const PathArg& p, std::string_view body,
+                    const std::optional<ViewRange>& range) {
   const std::size_t n = CountSplitLines(body);
   if (n > kMaxViewLines) {
     std::string msg = "File ";
@@ -113,7 +114,8 @@ ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange
     grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key);
     if (body.has_value()) return ViewFile(p, *body, range);
     const grainstore::StatusCode code = body.error().code();
-    if (code == grainstore::StatusCode::kNotFound || code == grainstore::StatusCode::kNotADirectory) {
+    if (code == grainstore::StatusCode::kNotFound ||
+        code == grainstore::StatusCode::kNotADirectory) {
       return NotExist(p.raw);
     }
     if (code != grainstore::StatusCode::kIsADirectory) return StorageFailure(p.raw, body.error());
@@ -121,7 +123,8 @@ ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange
   grainstore::Result<NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
   if (!node.has_value()) {
     const grainstore::StatusCode code = node.error().code();
-    if (code == grainstore::StatusCode::kNotFound || code == grainstore::StatusCode::kNotADirectory) {
+    if (code == grainstore::StatusCode::kNotFound ||
+        code == grainstore::StatusCode::kNotADirectory) {
       return NotExist(p.raw);
     }
     return StorageFailure(p.raw, node.error());
