@@ -53,6 +53,12 @@ class Filesystem {
   grainstore::Status Attach(std::unique_ptr<grainstore::Store> store, grainstore::NsId ns,
                             grainstore::NodeId root, std::string db_path);
   const std::string& db_path() const { return db_path_; }
+  // Whether to ask for the kernel's writeback cache (-o writeback_cache).
+  // Off by default: in writeback mode the kernel never takes a regular
+  // file's size from the server while the inode is cached, so a change made
+  // by another process could not reach an already cached file at open.
+  bool want_writeback() const { return want_writeback_; }
+  void set_want_writeback(bool on) { want_writeback_ = on; }
   // Set by the init callback when the kernel owns O_APPEND and file sizes.
   bool writeback() const { return writeback_; }
   void set_writeback(bool on) { writeback_ = on; }
@@ -101,6 +107,7 @@ class Filesystem {
   grainstore::NodeId root_ = 0;
   std::string db_path_;
   std::atomic<bool> writeback_{false};
+  bool want_writeback_ = false;
   InodeTable inodes_;
   std::unique_ptr<HistoryTree> history_;
   std::unique_ptr<Coherence> coherence_;

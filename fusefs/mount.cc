@@ -72,13 +72,27 @@ int OpenStore(const MountOptions& options, OpenedStore* out) {
   return 0;
 }
 
-std::unique_ptr<fuse_args, ArgsDeleter> BuildArgs(const MountOptions& options) {
+// Options this daemon consumes itself instead of handing them to libfuse.
+bool TakeOwnOption(const std::string& opt, Filesystem* fs) {
+  if (opt == "writeback_cache" || opt == "writeback") {
+    fs->set_want_writeback(true);
+    return true;
+  }
+  if (opt == "no_writeback_cache") {
+    fs->set_want_writeback(false);
+    return true;
+  }
+  return false;
+}
+
+std::unique_ptr<fuse_args, ArgsDeleter> BuildArgs(const MountOptions& options, Filesystem* fs) {
   std::unique_ptr<fuse_args, ArgsDeleter> args(new fuse_args(FUSE_ARGS_INIT(0, nullptr)));
   fuse_opt_add_arg(args.get(), "areev");
   fuse_opt_add_arg(args.get(), "-o");
   fuse_opt_add_arg(args.get(),
                    "default_permissions,auto_unmount,nosuid,nodev,fsname=areev,subtype=areev");
   for (const std::string& opt : options.fuse_options) {
+    if (TakeOwnOption(opt, fs)) continue;
     fuse_opt_add_arg(args.get(), "-o");
     fuse_opt_add_arg(args.get(), opt.c_str());
   }
@@ -156,7 +170,7 @@ int RunMount(const MountOptions& options) {
   if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
 
   Filesystem fs;
-  auto args = BuildArgs(options);
+  auto args = BuildArgs(options, &fs);
   const fuse_lowlevel_ops ops = BuildOperations();
   std::unique_ptr<fuse_session, SessionDeleter> se(
       fuse_session_new(args.get(), &ops, sizeof(ops), &fs));

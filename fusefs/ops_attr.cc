@@ -83,7 +83,8 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   want(FUSE_CAP_CACHE_SYMLINKS);
   want(FUSE_CAP_PARALLEL_DIROPS);
   want(FUSE_CAP_ASYNC_READ);
-  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) {
+  conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  if (fs->want_writeback() && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
     fs->set_writeback(true);
   }

@@ -1,0 +1,125 @@
+"""Real tools over the mount: git, grep, and the memory tool in another process."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from mount_util import *  # noqa: F401,F403
+from mount_util import areev, history, memtool, wait_for
+
+pytestmark = fuse_test_marker  # noqa: F405
+
+GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@e", GIT_CONFIG_NOSYSTEM="1", HOME="/nonexistent")
+
+
+def git(cwd, *args):
+    return subprocess.run(["git", *args], cwd=cwd, env=GIT_ENV, capture_output=True, text=True,
+                          check=True, timeout=60)
+
+
+def test_git_init_add_commit_status_clean(mnt):
+    repo = mnt.path / "repo"
+    repo.mkdir()
+    for i in range(20):
+        (repo / f"f{i}.md").write_text(f"file {i}\n")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "x.md").write_text("x\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    assert git(repo, "status", "--porcelain").stdout == ""
+    (repo / "f1.md").write_text("changed\n")
+    assert git(repo, "status", "--porcelain").stdout.strip() == "M f1.md"
+    git(repo, "commit", "-q", "-am", "second")
+    assert git(repo, "status", "--porcelain").stdout == ""
+    assert git(repo, "fsck", "--no-progress").returncode == 0
+    assert len(git(repo, "log", "--oneline").stdout.splitlines()) == 2
+    # .git is stored but never versioned
+    assert history(mnt.db, "/memories/repo/.git/HEAD") == []
+    assert history(mnt.db, "/memories/repo/.git/index") == []
+    assert ".git" not in os.listdir(mnt.path / ".history" / "repo")
+    assert len(history(mnt.db, "/memories/repo/f1.md")) == 2
+
+
+def test_git_status_clean_after_remount(mnt):
+    repo = mnt.path / "r"
+    repo.mkdir()
+    (repo / "a.md").write_text("a\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "c")
+    assert mnt.stop() == 0
+    mnt.start()
+    assert git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_grep_recursive_never_enters_history(mnt):
+    (mnt.path / "d").mkdir()
+    p = mnt.path / "d" / "needle.md"
+    p.write_text("a needle here\n")
+    p.write_text("a needle here\nand another needle\n")
+    r = subprocess.run(["grep", "-rn", "needle", str(mnt.path)], capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2, lines
+    assert all(".history" not in line for line in lines)
+    found = subprocess.run(["find", str(mnt.path)], capture_output=True, text=True).stdout
+    assert ".history" not in found
+
+
+def test_memtool_write_visible_in_mount_within_a_second(mnt):
+    (mnt.path / "seen.md").write_text("old\n")
+    assert (mnt.path / "seen.md").read_text() == "old\n"  # cached by the kernel now
+    os.listdir(mnt.path)
+    assert not (mnt.path / "new.md").exists()  # negative entry cached
+    r = memtool(mnt.db, {"command": "create", "path": "/memories/new.md", "file_text": "fresh\n"})
+    assert not r["is_error"], r
+    r = memtool(mnt.db, {"command": "str_replace", "path": "/memories/seen.md",
+                         "old_str": "old", "new_str": "brand new"})
+    assert not r["is_error"], r
+    t0 = time.monotonic()
+    assert wait_for(lambda: (mnt.path / "new.md").exists(), timeout=1.0)
+    assert wait_for(lambda: (mnt.path / "seen.md").read_text() == "brand new\n", timeout=1.0)
+    assert time.monotonic() - t0 < 1.0
+    assert "new.md" in os.listdir(mnt.path)
+    assert (mnt.path / "new.md").read_text() == "fresh\n"
+    assert os.stat(mnt.path / "seen.md").st_size == len("brand new\n")
+
+
+def test_open_right_after_external_write_sees_it(mnt):
+    p = mnt.path / "fast.md"
+    p.write_text("v1 body\n")
+    assert p.read_text() == "v1 body\n"
+    r = memtool(mnt.db, {"command": "str_replace", "path": "/memories/fast.md",
+                         "old_str": "v1", "new_str": "version two"})
+    assert not r["is_error"], r
+    assert p.read_text() == "version two body\n"  # no waiting
+
+
+def test_memtool_delete_and_rename_visible(mnt):
+    (mnt.path / "a.md").write_text("a")
+    (mnt.path / "b.md").write_text("b")
+    assert sorted(os.listdir(mnt.path)) == ["a.md", "b.md"]
+    assert not memtool(mnt.db, {"command": "delete", "path": "/memories/a.md"})["is_error"]
+    assert not memtool(mnt.db, {"command": "rename", "old_path": "/memories/b.md",
+                                "new_path": "/memories/c.md"})["is_error"]
+    assert wait_for(lambda: sorted(os.listdir(mnt.path)) == ["c.md"], timeout=1.0)
+    assert not (mnt.path / "a.md").exists()
+    assert (mnt.path / "c.md").read_text() == "b"
+
+
+def test_file_closed_in_mount_visible_to_memtool_at_once(mnt):
+    p = mnt.path / "handoff.md"
+    with open(p, "w") as f:
+        f.write("written in the mount\n")
+    r = memtool(mnt.db, {"command": "view", "path": "/memories/handoff.md"})
+    assert not r["is_error"], r
+    assert "written in the mount" in r["content"]
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"fsynced line\n")
+    os.fsync(fd)
+    r = memtool(mnt.db, {"command": "view", "path": "/memories/handoff.md"})
+    os.close(fd)
+    assert "fsynced line" in r["content"]
+    assert areev(mnt.db, "cat", "/memories/handoff.md").stdout.endswith("fsynced line\n")
