@@ -1,5 +1,9 @@
 """Helpers for tests that drive `areev mount` over a real FUSE mount.
 
+Environment: AREEV_MOUNT_EXTRA adds daemon arguments to every `mnt` mount
+(e.g. "-o writeback_cache" or "-s"); AREEV_VALGRIND=1 runs the daemon under
+valgrind; AREEV_MOUNT_TEST_TIMEOUT sets the per-test timeout in seconds.
+
 A test module does `from mount_util import *` and gets: the module-level skip
 marker `fuse_test_marker`, the `mnt` fixture (a mounted namespace, yielding a
 Mount), the session safety net that lazily unmounts leftovers, a per-test
@@ -175,7 +179,8 @@ def wait_for(predicate, timeout=2.0, interval=0.02):
 def mnt(tmp_path, request):
     """A mounted namespace over a fresh store: yields the Mount; asserts a
     clean unmount with exit code 0 and a clean daemon log."""
-    extra = getattr(request, "param", ())
+    extra = tuple(getattr(request, "param", ())) + tuple(
+        os.environ.get("AREEV_MOUNT_EXTRA", "").split())
     m = Mount(tmp_path / "agent.db", tmp_path / "mnt", extra=extra).start()
     ok = False
     try:

@@ -31,7 +31,8 @@ def expect_errno(code, fn, *args):
     assert info.value.errno == code, f"expected {errno.errorcode[code]}, got {info.value}"
 
 
-@pytest.mark.parametrize("mnt", [(), ("-s",)], indirect=True, ids=["mt", "single"])
+@pytest.mark.parametrize("mnt", [(), ("-s",), ("-o", "writeback_cache")], indirect=True,
+                         ids=["mt", "single", "writeback"])
 def test_mount_roundtrip_and_exit_code(mnt):
     p = mnt.path / "notes.md"
     p.write_text("hello\n")
