@@ -2,7 +2,7 @@
 
 The bindings are built with CMake from bindings/CMakeLists.txt into
 $AREEV_BINDINGS_BUILD_DIR (default: <repo>/build-bindings), incrementally, once
-per test session. When the main build already contains them
+per test session. When the main (non-ASan) build already contains them
 ($AREEV_BUILD_DIR/bindings/...), that build is used instead.
 """
 import json
@@ -18,6 +18,11 @@ BINDINGS_BUILD_DIR = pathlib.Path(
 VECTOR_FILES = [ROOT / "tests" / "vectors" / "memory-tool-vectors.json",
                 ROOT / "tests" / "vectors" / "extra-vectors.json"]
 
+# Packaging (wheel, sdist, npm install) does not depend on the preset the main
+# build uses; the ASan pass of scripts/test.sh skips it to save a rebuild.
+ASAN_PRESET = os.environ.get("AREEV_PRESET", "release") == "asan"
+PACKAGING_SKIP = ASAN_PRESET
+
 _built = {}
 
 
@@ -31,8 +36,8 @@ def build_bindings():
     if "paths" in _built:
         return _built["paths"]
     in_main = BUILD_DIR / "bindings"
-    if (in_main / "CMakeCache.txt").exists() or \
-       (_artifacts(in_main)[0] / "areev" / "_areev.abi3.so").exists():
+    # A sanitizer build's extension cannot load into an uninstrumented Python.
+    if not ASAN_PRESET and (_artifacts(in_main)[0] / "areev" / "_areev.abi3.so").exists():
         build_dir = in_main
         cmd = ["cmake", "--build", str(BUILD_DIR), "--target", "areev_python", "areev_node_addon"]
         build_root = BUILD_DIR
