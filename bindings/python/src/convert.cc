@@ -1,0 +1,101 @@
+#include "convert.h"
+
+namespace areev_py {
+
+// The type name of obj (a new str reference); PyTypeObject is opaque here.
+PyObject* TypeName(PyObject* obj) {
+  return PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)), "__name__");
+}
+
+// UTF-8 bytes of a str argument, or nullptr with TypeError / UnicodeEncodeError set.
+PyObject* Utf8Of(PyObject* obj, const char* what) {
+  if (!PyUnicode_Check(obj)) {
+    PyObject* name = TypeName(obj);
+    if (name != nullptr) {
+      PyErr_Format(PyExc_TypeError, "%s must be str, not %U", what, name);
+      Py_DECREF(name);
+    }
+    return nullptr;
+  }
+  return PyUnicode_AsUTF8String(obj);
+}
+
+std::string_view ViewOf(PyObject* bytes) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  PyBytes_AsStringAndSize(bytes, &data, &size);
+  return {data, static_cast<std::size_t>(size)};
+}
+
+PyObject* Str(const std::string& s, const char* errors) {
+  return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), errors);
+}
+
+PyObject* VersionDict(const areev_binding::VersionRow& row) {
+  PyObject* d = PyDict_New();
+  if (d == nullptr) return nullptr;
+  struct Item {
+    const char* key;
+    PyObject* value;
+  } items[] = {
+      {"version", PyLong_FromUnsignedLong(row.version)},
+      {"grain_id", Str(row.grain_id, "replace")},
+      {"created", Str(row.created, "replace")},
+      {"created_ns", PyLong_FromLongLong(row.created_ns)},
+      {"size", PyLong_FromUnsignedLongLong(row.size)},
+      {"op", Str(row.op, "replace")},
+      {"subject", Str(row.subject, "replace")},
+      {"transient", PyBool_FromLong(row.transient ? 1 : 0)},
+  };
+  bool ok = true;
+  for (const Item& item : items) {
+    if (item.value == nullptr || PyDict_SetItemString(d, item.key, item.value) != 0) ok = false;
+    Py_XDECREF(item.value);
+  }
+  if (!ok) {
+    Py_DECREF(d);
+    return nullptr;
+  }
+  return d;
+}
+
+// Converts read()'s `version` (None, int >= 1, or a grain-id prefix str) into
+// the store's selector; false with an exception set on bad input.
+bool VersionSelector(PyObject* version, std::string* out) {
+  if (version == nullptr || version == Py_None) return true;
+  if (PyBool_Check(version)) {
+    PyErr_SetString(PyExc_TypeError, "version must be an int, a str or None, not bool");
+    return false;
+  }
+  if (PyLong_Check(version)) {
+    long long n = PyLong_AsLongLong(version);
+    if (n == -1 && PyErr_Occurred()) return false;
+    if (n < 1) {
+      PyErr_Format(PyExc_ValueError, "version must be >= 1, got %lld", n);
+      return false;
+    }
+    *out = std::to_string(n);
+    return true;
+  }
+  PyObject* bytes = Utf8Of(version, "version");
+  if (bytes == nullptr) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyObject* name = TypeName(version);
+      if (name != nullptr) {
+        PyErr_Format(PyExc_TypeError, "version must be an int, a str or None, not %U", name);
+        Py_DECREF(name);
+      }
+    }
+    return false;
+  }
+  *out = std::string(ViewOf(bytes));
+  Py_DECREF(bytes);
+  if (out->empty()) {
+    PyErr_SetString(PyExc_ValueError, "version must not be empty");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace areev_py
