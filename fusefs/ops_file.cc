@@ -49,6 +49,7 @@ void OpenVersion(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (err != 0) return (void)fuse_reply_err(req, err);
   fi->fh = reinterpret_cast<uint64_t>(body.get());
   fi->keep_cache = 1;  // versions never change
+  fi->noflush = 1;
   if (fuse_reply_open(req, fi) == 0) body.release();
 }
 
@@ -130,6 +131,9 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
     }
     fi->keep_cache = keep;
+    // A read-only handle has nothing to seal: spare the kernel the FLUSH
+    // round trip on each close().
+    if (!IsWriter(fi)) fi->noflush = 1;
     fuse_reply_open(req, fi);
   });
 }

@@ -300,3 +300,36 @@ def test_big_file_and_big_directory(mnt):
     names = os.listdir(d)
     assert len(names) == 1500 and len(set(names)) == 1500
     assert (d / "f01234").read_text() == "1234"
+
+
+def test_concurrency_smoke(mnt):
+    import threading
+    errors = []
+
+    def worker(k):
+        try:
+            d = mnt.path / f"w{k}"
+            d.mkdir()
+            for i in range(60):
+                p = d / f"f{i}.md"
+                p.write_text(f"{k}:{i}\n" * 10)
+                assert p.read_text() == f"{k}:{i}\n" * 10
+                with open(mnt.path / "shared.log", "a") as f:
+                    f.write(f"{k}:{i}\n")
+                os.listdir(d)
+            for i in range(0, 60, 2):
+                os.rename(d / f"f{i}.md", d / f"g{i}.md")
+                os.unlink(d / f"f{i + 1}.md")
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    lines = (mnt.path / "shared.log").read_text().splitlines()
+    assert len(lines) == 6 * 60 and len(set(lines)) == 6 * 60
+    for k in range(6):
+        assert sorted(os.listdir(mnt.path / f"w{k}")) == sorted(f"g{i}.md" for i in range(0, 60, 2))
