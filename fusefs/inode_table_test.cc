@@ -1,0 +1,64 @@
+#include "inode_table.h"
+
+#include <gtest/gtest.h>
+
+namespace fusefs {
+namespace {
+
+grainstore::NodeInfo Node(grainstore::NodeId id, std::int64_t ctime_ns, std::uint64_t size) {
+  grainstore::NodeInfo n;
+  n.id = id;
+  n.ctime_ns = ctime_ns;
+  n.size = size;
+  return n;
+}
+
+TEST(InodeTableTest, LookupCountsAndForget) {
+  InodeTable table;
+  table.Remember(Node(7, 1, 0));
+  table.Remember(Node(7, 1, 0));
+  ASSERT_NE(table.Find(7), nullptr);
+  table.Forget(7, 1);
+  EXPECT_NE(table.Find(7), nullptr);
+  table.Forget(7, 1);
+  EXPECT_EQ(table.Find(7), nullptr);
+}
+
+TEST(InodeTableTest, OpenHandleKeepsInodeAfterForget) {
+  InodeTable table;
+  auto inode = table.Remember(Node(3, 1, 0));
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    inode->handles = 1;
+  }
+  table.Forget(3, 1);
+  EXPECT_NE(table.Find(3), nullptr);
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    inode->handles = 0;
+  }
+  table.MaybeErase(3);
+  EXPECT_EQ(table.Find(3), nullptr);
+}
+
+TEST(InodeTableTest, PinnedRootSurvivesForget) {
+  InodeTable table;
+  table.Pin(Node(1, 1, 0));
+  table.Forget(1, 1000);
+  EXPECT_NE(table.Find(1), nullptr);
+}
+
+TEST(InodeTableTest, RefreshNeverStepsBackOrOverDirtyDraft) {
+  InodeTable table;
+  auto inode = table.Remember(Node(5, 10, 4));
+  table.Remember(Node(5, 5, 99));  // an older snapshot
+  EXPECT_EQ(inode->info.size, 4u);
+  table.Remember(Node(5, 20, 8));  // newer
+  EXPECT_EQ(inode->info.size, 8u);
+  inode->dirty = true;
+  table.Remember(Node(5, 30, 1));
+  EXPECT_EQ(inode->info.size, 8u);
+}
+
+}  // namespace
+}  // namespace fusefs
