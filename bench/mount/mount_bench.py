@@ -16,6 +16,7 @@ markdown table of median seconds and ratios to passthrough_ll.
 import argparse
 import os
 import pathlib
+import resource
 import shutil
 import statistics
 import subprocess
@@ -45,6 +46,17 @@ def build_passthrough(build: pathlib.Path) -> pathlib.Path:
     return binary
 
 
+def raise_fd_limit():
+    """passthrough_ll keeps an O_PATH fd open per inode the kernel knows (10,000
+    files plus git's objects exceed a 20,000 limit, and lookups then fail with
+    EMFILE); every daemon gets the same high limit."""
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1 << 20, 1 << 20))
+    except (ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 class Target:
     """A directory to run workloads in; a FUSE daemon for mounted targets."""
 
@@ -64,7 +76,8 @@ class Target:
         if not self.cmd_fn:
             return
         self.log = open(self.work / "daemon.log", "wb")
-        self.proc = subprocess.Popen(self.cmd_fn(self), stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(self.cmd_fn(self), stdout=self.log, stderr=subprocess.STDOUT,
+                                     preexec_fn=raise_fd_limit)
         deadline = time.monotonic() + 15
         while not os.path.ismount(self.root):
             if self.proc.poll() is not None:
