@@ -1,7 +1,9 @@
 // Status -> exit code mapping, store opening and small I/O helpers.
 #include "cli_common.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -99,12 +101,13 @@ bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code) {
   return true;
 }
 
-bool WriteStdout(std::string_view data) {
-  if (!data.empty() &&
-      std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
-    return false;
-  }
-  return std::fflush(stdout) == 0;
+int Emit(std::string_view data) {
+  errno = 0;
+  const bool written = data.empty() || std::fwrite(data.data(), 1, data.size(),
+                                                   stdout) == data.size();
+  if (written && std::fflush(stdout) == 0) return kExitOk;
+  return Fail(kExitFailed, fmt::format("cannot write to stdout: {}",
+                                       std::strerror(errno ? errno : EIO)));
 }
 
 }  // namespace cli

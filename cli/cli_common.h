@@ -79,8 +79,9 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
 // the contract message and sets *exit_code to kExitUsage.
 bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code);
 
-// Writes bytes to stdout verbatim; false if stdout failed.
-bool WriteStdout(std::string_view data);
+// Writes bytes to stdout verbatim and flushes. Returns kExitOk, or prints
+// "areev: cannot write to stdout: <reason>" and returns kExitFailed.
+int Emit(std::string_view data);
 
 }  // namespace cli
 

@@ -28,7 +28,7 @@ int RunAdd(const GlobalOptions& global, AddArgs args) {
   if (!fact.has_value()) return ReportError("add", fact.error());
   const std::string text =
       args.json ? JsonText(FactJson(*fact)) : fact->grain_id + "\n";
-  return WriteStdout(text) ? kExitOk : kExitFailed;
+  return Emit(text);
 }
 
 struct RecallArgs {
@@ -51,7 +51,7 @@ int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
   if (args.json) {
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& f : *facts) doc.push_back(FactJson(f));
-    return WriteStdout(JsonText(doc)) ? kExitOk : kExitFailed;
+    return Emit(JsonText(doc));
   }
   Table table({"GRAIN", "TYPE", "VER", "CREATED (UTC)", "SUBJECT", "RELATION",
                "OBJECT", "STATE", "CONTEXT"},
@@ -65,7 +65,7 @@ int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
          CellText(f.relation, kMaxCellChars), CellText(f.object, kMaxCellChars),
          f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)});
   }
-  return WriteStdout(table.Render()) ? kExitOk : kExitFailed;
+  return Emit(table.Render());
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
   if (args.json) {
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& op : *ops) doc.push_back(OpJson(op));
-    return WriteStdout(JsonText(doc)) ? kExitOk : kExitFailed;
+    return Emit(JsonText(doc));
   }
   Table table({"SEQ", "TIME (UTC)", "NS", "OP", "GRAIN", "SUBJECT"},
               {true, false, false, false, false, false});
@@ -64,7 +64,7 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
                   CellText(op.ns), CellText(op.op), ShortId(op.grain_id),
                   subject});
   }
-  return WriteStdout(table.Render()) ? kExitOk : kExitFailed;
+  return Emit(table.Render());
 }
 
 struct PathArgs {
@@ -86,10 +86,7 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
   if (!st.ok())
     return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key),
                        st);
-  return WriteStdout(
-             fmt::format("{} {}\n", restore ? "restored" : "purged", key))
-             ? kExitOk
-             : kExitFailed;
+  return Emit(fmt::format("{} {}\n", restore ? "restored" : "purged", key));
 }
 
 }  // namespace

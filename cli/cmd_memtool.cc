@@ -40,7 +40,7 @@ int RunBatch(memtool::MemoryTool& tool) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     std::string out = memtool::ToJsonLine(tool.Execute(line));
     if (out.empty() || out.back() != '\n') out.push_back('\n');
-    if (!WriteStdout(out)) return Fail(kExitFailed, "cannot write to stdout");
+    if (Emit(out) != kExitOk) return kExitFailed;
   }
   if (std::cin.bad()) return Fail(kExitFailed, "reading stdin failed");
   return kExitOk;
@@ -62,8 +62,7 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   memtool::MemoryTool tool(session.store.get(), session.ns);
   if (args.batch) return RunBatch(tool);
   const memtool::ToolResult result = tool.Execute(command);
-  if (!WriteStdout(result.content))
-    return Fail(kExitFailed, "cannot write to stdout");
+  if (Emit(result.content) != kExitOk) return kExitFailed;
   return result.is_error ? kExitFailed : kExitOk;
 }
 

@@ -78,7 +78,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     for (const auto& v : *versions) {
       if (!v.transient || args.all) doc.push_back(VersionJson(v));
     }
-    return WriteStdout(JsonText(doc)) ? kExitOk : kExitFailed;
+    return Emit(JsonText(doc));
   }
   std::string text = HistoryTable(*versions, args.all);
   auto chain = s.store->FindChain(s.ns, subject, args.relation);
@@ -89,7 +89,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
                     IsoTimeUtc(chain->deleted_ns),
                     purged ? "" : "; `areev restore` brings it back");
   }
-  return WriteStdout(text) ? kExitOk : kExitFailed;
+  return Emit(text);
 }
 
 struct CatArgs {
@@ -112,7 +112,7 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
                                                           key, args.version);
     return ReportError(what, body.error());
   }
-  return WriteStdout(*body) ? kExitOk : kExitFailed;
+  return Emit(*body);
 }
 
 struct DiffArgs {
@@ -188,7 +188,7 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   const std::string text = UnifiedDiff(
       old_body, *new_body, from != nullptr ? DiffLabel(*from) : "/dev/null",
       DiffLabel(*to), args.context);
-  return WriteStdout(text) ? kExitOk : kExitFailed;
+  return Emit(text);
 }
 
 }  // namespace
