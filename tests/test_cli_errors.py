@@ -98,3 +98,14 @@ def test_bad_input_loses_nothing(run_areev, db):
         assert run_areev("memtool", cmd, "--db", db).returncode == 2
     assert run_areev("cat", "/memories/a.md", "--db", db).stdout == "keep\n"
     assert run_areev("history", "/memories/a.md", "--db", db, "--json").stdout == hist
+
+
+def test_stdout_write_failure_is_reported(areev_bin, db):
+    import subprocess
+    cmd = create("/memories/a", "a" * 10_000)
+    subprocess.run([areev_bin, "memtool", cmd, "--db", db], check=True, capture_output=True)
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([areev_bin, "cat", "/memories/a", "--db", db], stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 1
+    assert "cannot write to stdout" in proc.stderr
