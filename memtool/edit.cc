@@ -162,8 +162,8 @@ Status InsertAt(const PathArg& p, const InsertLine& line, std::string_view inser
   std::string_view text = insert_text;
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   const std::string_view lines = terminated ? current.substr(0, current.size() - 1) : current;
-  if (lines.size() + text.size() + 2 > grainstore::Limits::kMaxBodyBytes) {
-    return Reject(outcome, TooLargeMessage(p.raw));
+  if (lines.size() + text.size() > grainstore::Limits::kMaxBodyBytes) {
+    return Reject(outcome, TooLargeMessage(p.raw));  // certain; skip building it
   }
   next->clear();
   next->reserve(lines.size() + text.size() + 2);
@@ -178,6 +178,9 @@ Status InsertAt(const PathArg& p, const InsertLine& line, std::string_view inser
     next->append(lines.substr(0, split)).append(text).append("\n").append(lines.substr(split));
   }
   if (next->empty() || next->back() != '\n') next->push_back('\n');
+  if (next->size() > grainstore::Limits::kMaxBodyBytes) {
+    return Reject(outcome, TooLargeMessage(p.raw));
+  }
   outcome->content = "The file ";
   outcome->content.append(p.raw);
   outcome->content.append(" has been edited.");
