@@ -1,6 +1,7 @@
 // Text formatting shared by the memtool commands.
 #include "format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -66,6 +67,10 @@ void AppendNumberedLines(std::string* out, std::string_view content, std::size_t
                          std::size_t count) {
   std::size_t pos = LineStart(content, first);
   if (pos > content.size()) return;
+  // One allocation: the text from `pos` on, plus a 6-digit number, a tab and a
+  // newline per line, bounds the output.
+  const std::size_t lines = std::min(count, CountSplitLines(content.substr(pos)));
+  out->reserve(out->size() + (content.size() - pos) + lines * 8);
   for (std::size_t i = 0; i < count; ++i) {
     const void* hit = std::memchr(content.data() + pos, '\n', content.size() - pos);
     const std::size_t end =
