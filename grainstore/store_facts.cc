@@ -14,7 +14,7 @@ Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
   if (in.relation == kMemoryFileRelation) {
     return Status::InvalidArgument("memory_file grains are written through the memory tool");
   }
-  if (in.context.size() > Limits::kMaxBodyBytes) return Status::TooLarge("context is too large");
+  GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(in.context.size()));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);

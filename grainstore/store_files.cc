@@ -20,10 +20,7 @@ constexpr char kRevivableSql[] =
 Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mtime,
                            std::int64_t now, bool allow_revive, WriteResult* out) {
   NodeInfo& n = node->info;
-  if (body.size() > Limits::kMaxBodyBytes) {
-    return Status::TooLarge(fmt::format("{} bytes exceeds the {}-byte file limit", body.size(),
-                                        Limits::kMaxBodyBytes));
-  }
+  GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::string hash;
   auto body_id = InternBody(body, &hash);
   if (!body_id) return body_id.error();

@@ -60,6 +60,9 @@ struct GrainRef {
 
 std::int64_t NowNs();
 
+// TooLarge when a body exceeds Limits::kMaxBodyBytes.
+Status CheckBodySize(std::size_t size);
+
 class StoreImpl {
  public:
   explicit StoreImpl(const Options& opts) : options(opts) {}

@@ -185,10 +185,7 @@ Result<std::string> Store::ReadBody(NodeId id) {
 
 Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
                                      std::optional<std::int64_t> mtime_ns) {
-  if (body.size() > Limits::kMaxBodyBytes) {
-    return Status::TooLarge(fmt::format("{} bytes exceeds the {}-byte file limit", body.size(),
-                                        Limits::kMaxBodyBytes));
-  }
+  GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);

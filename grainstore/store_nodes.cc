@@ -56,6 +56,12 @@ std::int64_t NowNs() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+Status CheckBodySize(std::size_t size) {
+  if (size <= Limits::kMaxBodyBytes) return Status::Ok();
+  return Status::TooLarge(
+      fmt::format("{} bytes exceeds the {}-byte file limit", size, Limits::kMaxBodyBytes));
+}
+
 Result<NodeRow> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
   static constexpr char kSql[] =
       "SELECT " GS_NODE_COLS " FROM nodes WHERE ns_id = ? AND key = ?";

@@ -37,10 +37,7 @@ Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* inf
 }
 
 Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_view body) {
-  if (body.size() > Limits::kMaxBodyBytes) {
-    return Status::TooLarge(fmt::format("{} bytes exceeds the {}-byte file limit", body.size(),
-                                        Limits::kMaxBodyBytes));
-  }
+  GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
