@@ -213,8 +213,14 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      Status sealed = fs.SealLocked(*inode);
-      if (!sealed.ok()) FailureErrno("release", sealed);
+      // Only the last handle seals here. Release arrives asynchronously after
+      // close(): another handle may already have reopened the file with O_TRUNC,
+      // and its empty, not yet written draft must not become a version; that
+      // handle seals at its own flush or release.
+      if (inode->handles <= 1) {
+        Status sealed = fs.SealLocked(*inode);
+        if (!sealed.ok()) FailureErrno("release", sealed);
+      }
       if (inode->handles > 0) --inode->handles;
       if (IsWriter(fi) && inode->writers > 0) --inode->writers;
       if (inode->handles == 0 && !inode->dirty) {
