@@ -1,7 +1,7 @@
 // Micro-benchmarks of memtool::MemoryTool::Execute on a real temp-file
 // SQLite store, timed per call (steady_clock) and summarised by median.
 //
-//   memtool_micro [--dir SCRATCH_PARENT] [--quick]
+//   memtool_micro [--dir SCRATCH_PARENT] [--quick] [--only versions|size|writes]
 //
 // Prints a markdown table: view of one file against the number of versions
 // of that file (1..10,000) and against the number of files in the store
@@ -27,6 +27,9 @@ using grainstore::Durability;
 struct Config {
   std::string dir = ".";
   bool quick = false;
+  std::string only;  // empty: every section
+
+  bool Wants(const char* section) const { return only.empty() || only == section; }
 };
 
 // A table row, printed as markdown.
@@ -200,13 +203,16 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--quick") cfg.quick = true;
     else if (arg == "--dir" && i + 1 < argc) cfg.dir = argv[++i];
-    else bench::Die("usage: memtool_micro [--dir DIR] [--quick]");
+    else if (arg == "--only" && i + 1 < argc) cfg.only = argv[++i];
+    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|writes]");
   }
   std::printf("| benchmark | n | median | p90 | p99 | goal | result |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
-  BenchVersions(cfg);
-  BenchStoreSize(cfg);
-  BenchWrites(cfg, Durability::kNormal);
-  BenchWrites(cfg, Durability::kFull);
+  if (cfg.Wants("versions")) BenchVersions(cfg);
+  if (cfg.Wants("size")) BenchStoreSize(cfg);
+  if (cfg.Wants("writes")) {
+    BenchWrites(cfg, Durability::kNormal);
+    BenchWrites(cfg, Durability::kFull);
+  }
   return 0;
 }

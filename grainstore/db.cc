@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "wal_vfs.h"
+
 namespace grainstore {
 
 Statement::Statement(Statement&& other) noexcept
@@ -122,7 +124,7 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
 Status Db::Open(const std::string& path, bool create_if_missing) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");
     sqlite3_close_v2(db_);
@@ -163,6 +165,25 @@ Result<std::int64_t> Db::QueryInt(const char* sql) {
   return value;
 }
 
+void Db::SetWalHook(WalHook fn, void* arg) {
+  wal_hook_ = fn;
+  wal_hook_arg_ = arg;
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int frames) -> int {
+        Db* db = static_cast<Db*>(self);
+        db->wal_hook_(db->wal_hook_arg_, frames);
+        return SQLITE_OK;
+      },
+      this);
+}
+
+Status Db::CheckpointPassive() {
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  if (rc == SQLITE_OK || rc == SQLITE_BUSY) return Status::Ok();
+  return ErrorStatus(rc, "checkpoint");
+}
+
 std::int64_t Db::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
 
 int Db::Changes() const { return sqlite3_changes(db_); }
@@ -171,14 +192,29 @@ Transaction::~Transaction() {
   if (active_) (void)db_->Exec("ROLLBACK");
 }
 
+namespace {
+
+// Runs one of the cached transaction-control statements.
+Status RunControl(Db* db, const char* sql) {
+  auto st = db->Prepare(sql);
+  if (!st) return st.error();
+  return st->Run();
+}
+
+constexpr char kBeginWrite[] = "BEGIN IMMEDIATE";
+constexpr char kBeginRead[] = "BEGIN";
+constexpr char kCommit[] = "COMMIT";
+
+}  // namespace
+
 Status Transaction::Begin(Kind kind) {
-  GRAINSTORE_RETURN_IF_ERROR(db_->Exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  GRAINSTORE_RETURN_IF_ERROR(RunControl(db_, kind == Kind::kWrite ? kBeginWrite : kBeginRead));
   active_ = true;
   return Status::Ok();
 }
 
 Status Transaction::Commit() {
-  Status s = db_->Exec("COMMIT");
+  Status s = RunControl(db_, kCommit);
   if (s.ok()) active_ = false;
   return s;
 }

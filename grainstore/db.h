@@ -1,5 +1,5 @@
-// Private RAII wrapper over sqlite3: the only place (with db.cc) that calls
-// sqlite3_* directly. Bind indices are 1-based (SQLite's own convention) and
+// Private RAII wrapper over sqlite3: the only place (with db.cc and the VFS
+// in wal_vfs.cc) that calls sqlite3_* directly. Bind indices are 1-based (SQLite's own convention) and
 // column indices 0-based, as in the C API.
 #ifndef GRAINSTORE_DB_H_
 #define GRAINSTORE_DB_H_
@@ -76,12 +76,24 @@ class Db {
   std::int64_t LastInsertRowid() const;
   int Changes() const;
 
+  // Calls `fn(arg, frames)` after every commit of this connection with the
+  // number of frames in the WAL. Replaces SQLite's own autocheckpoint; fn may
+  // call CheckpointPassive on this Db.
+  using WalHook = void (*)(void* arg, int frames);
+  void SetWalHook(WalHook fn, void* arg);
+  // Copies what it can of the WAL into the database without waiting for or
+  // blocking other connections (SQLITE_CHECKPOINT_PASSIVE). Busy is not an
+  // error: another checkpoint was running.
+  Status CheckpointPassive();
+
   // Converts a SQLite result code into a Status (with sqlite3_errmsg).
   Status ErrorStatus(int rc, std::string_view context) const;
 
  private:
   sqlite3* db_ = nullptr;
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
+  WalHook wal_hook_ = nullptr;
+  void* wal_hook_arg_ = nullptr;
 };
 
 // A write (BEGIN IMMEDIATE) or read (BEGIN DEFERRED) transaction that rolls

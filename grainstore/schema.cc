@@ -112,7 +112,7 @@ Status ConfigureConnection(Db* db, const Options& options) {
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA temp_store = MEMORY"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));
-  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA wal_autocheckpoint = 8192"));
+  // No wal_autocheckpoint: the Store's Checkpointer owns checkpoints.
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit = 67108864"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
   return Status::Ok();

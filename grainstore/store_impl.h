@@ -5,6 +5,7 @@
 #define GRAINSTORE_STORE_IMPL_H_
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checkpointer.h"
 #include "db.h"
 #include "grainstore/options.h"
 #include "grainstore/store.h"
@@ -69,6 +71,7 @@ class StoreImpl {
 
   const Options options;
   Db db;
+  std::unique_ptr<Checkpointer> checkpointer;  // after db: destroyed before it
   std::mutex mu;  // guards everything below; never held across a callback into the caller
                   // other than EditFn (which must not call back into the Store)
   std::uint64_t origin = 0;
