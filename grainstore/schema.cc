@@ -5,12 +5,13 @@
 namespace grainstore {
 namespace {
 
-// Schema v1. Bodies live apart from grain metadata, deduplicated by content
-// hash and reference-counted (refs = nodes + grains pointing at the body; a
-// counter instead of two indexes keeps each write to few B-tree pages);
-// key_id leaves room for per-chain encryption keys; the op-log (never
-// deleted from, so its rowid only grows) is read
-// from a cursor (seq); nodes carry stable ids used as inode numbers.
+// Schema v1, the first layout; a new store is created as v1 and then
+// migrated, so every store takes the same path to the current version.
+// Bodies live apart from grain metadata, deduplicated by content hash and
+// reference-counted (a counter instead of two indexes keeps each write to
+// few B-tree pages); key_id leaves room for per-chain encryption keys; the
+// op-log (never deleted from, so its rowid only grows) is read from a cursor
+// (seq); nodes carry stable ids used as inode numbers.
 constexpr char kSchemaV1[] = R"sql(
 CREATE TABLE namespaces(
   id INTEGER PRIMARY KEY,
@@ -97,6 +98,56 @@ CREATE TABLE oplog(
 ) STRICT;
 )sql";
 
+// v1 -> v2: fewer B-tree pages per edit (see docs/storage-format.md).
+//  - grains.grain_id loses its UNIQUE index: ids are content hashes that
+//    include the chain position, nothing looks grains up by id alone, and
+//    the index cost one random page per version.
+//  - chains lose head_grain/head_seq: the head is the chain's last grain in
+//    grains_by_chain, so an edit no longer rewrites the chain row.
+//  - bodies.refs counts grains, plus nodes without a chain (unversioned
+//    files); a versioned file's node reaches its body through its head
+//    grain, so an edit no longer touches the previous body's row.
+constexpr char kMigrateV1ToV2[] = R"sql(
+CREATE TABLE grains_v2(
+  id INTEGER PRIMARY KEY,
+  grain_id BLOB NOT NULL,
+  ns_id INTEGER NOT NULL,
+  type INTEGER NOT NULL,
+  chain_id INTEGER NOT NULL DEFAULT 0,
+  seq INTEGER NOT NULL DEFAULT 0,
+  subject TEXT NOT NULL,
+  relation TEXT NOT NULL,
+  object TEXT NOT NULL DEFAULT '',
+  body_id INTEGER,
+  size INTEGER NOT NULL DEFAULT 0,
+  supersedes BLOB,
+  derived_from BLOB,
+  op TEXT NOT NULL,
+  created_ns INTEGER NOT NULL,
+  flags INTEGER NOT NULL DEFAULT 0
+) STRICT;
+INSERT INTO grains_v2(id, grain_id, ns_id, type, chain_id, seq, subject, relation, object,
+                      body_id, size, supersedes, derived_from, op, created_ns, flags)
+  SELECT id, grain_id, ns_id, type, chain_id, seq, subject, relation, object, body_id, size,
+         supersedes, derived_from, op, created_ns, flags FROM grains;
+DROP TABLE grains;
+ALTER TABLE grains_v2 RENAME TO grains;
+CREATE INDEX grains_by_chain ON grains(chain_id, seq);
+CREATE INDEX grains_by_subject ON grains(ns_id, subject, relation, created_ns)
+  WHERE relation != 'memory_file';
+ALTER TABLE chains DROP COLUMN head_grain;
+ALTER TABLE chains DROP COLUMN head_seq;
+UPDATE bodies SET refs = 0;
+UPDATE bodies SET refs = refs + c.n
+  FROM (SELECT body_id, count(*) AS n FROM grains WHERE body_id IS NOT NULL GROUP BY body_id) AS c
+  WHERE bodies.id = c.body_id;
+UPDATE bodies SET refs = refs + c.n
+  FROM (SELECT body_id, count(*) AS n FROM nodes WHERE body_id IS NOT NULL AND chain_id = 0
+        GROUP BY body_id) AS c
+  WHERE bodies.id = c.body_id;
+DELETE FROM bodies WHERE refs <= 0;
+)sql";
+
 }  // namespace
 
 Status ConfigureConnection(Db* db, const Options& options) {
@@ -139,7 +190,8 @@ Status Migrate(Db* db) {
   if (*version == 0 && *tables != 0) {
     return Status::Corruption("the file is a SQLite database but not an areev store");
   }
-  GRAINSTORE_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+  if (*version == 0) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+  if (*version <= 1) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV1ToV2));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

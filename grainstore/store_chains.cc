@@ -7,8 +7,13 @@
 namespace grainstore {
 namespace {
 
-#define GS_CHAIN_COLS \
-  "id, ns_id, relation, subject, state, head_grain, head_seq, created_ns, deleted_ns, revivable"
+// The head is the chain's last grain: two covering seeks on grains_by_chain.
+#define GS_CHAIN_COLS                                                                        \
+  "id, ns_id, relation, subject, state, "                                                  \
+  "coalesce((SELECT g.id FROM grains AS g WHERE g.chain_id = chains.id "                   \
+  "ORDER BY g.seq DESC LIMIT 1), 0), "                                                     \
+  "coalesce((SELECT max(g.seq) FROM grains AS g WHERE g.chain_id = chains.id), 0), "       \
+  "created_ns, deleted_ns, revivable"
 
 ChainRow ReadChain(const Statement& st) {
   ChainRow c;
@@ -121,7 +126,6 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
       "INSERT INTO grains(grain_id, ns_id, type, chain_id, seq, subject, relation, object, "
       "body_id, size, supersedes, derived_from, op, created_ns) "
       "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  static constexpr char kHead[] = "UPDATE chains SET head_grain = ?, head_seq = ? WHERE id = ?";
   auto ns_name = NsName(spec.ns);
   if (!ns_name) return ns_name.error();
   std::string supersedes;
@@ -170,12 +174,6 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   ref.row = db.LastInsertRowid();
   GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));
   if (chain != nullptr) {
-    auto up = db.Prepare(kHead);
-    if (!up) return up.error();
-    up->BindInt64(1, ref.row);
-    up->BindInt64(2, ref.seq);
-    up->BindInt64(3, static_cast<std::int64_t>(chain->id));
-    GRAINSTORE_RETURN_IF_ERROR(up->Run());
     chain->head_grain = ref.row;
     chain->head_seq = ref.seq;
   }

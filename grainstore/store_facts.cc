@@ -72,7 +72,8 @@ Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
                                         std::string_view relation, bool include_history) {
   static constexpr char kSql[] =
       "SELECT g.grain_id, g.type, g.subject, g.relation, g.object, b.data, g.created_ns, "
-      "g.chain_id, g.seq, (g.chain_id = 0 OR (c.state = 1 AND c.head_grain = g.id)) "
+      "g.chain_id, g.seq, (g.chain_id = 0 OR (c.state = 1 AND g.seq = "
+      "(SELECT max(h.seq) FROM grains AS h WHERE h.chain_id = g.chain_id))) "
       "FROM grains g LEFT JOIN chains c ON c.id = g.chain_id "
       "LEFT JOIN bodies b ON b.id = g.body_id "
       "WHERE g.ns_id = ?1 AND g.subject = ?2 AND g.relation != 'memory_file' "

@@ -24,15 +24,13 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   std::string hash;
   auto body_id = InternBody(body, &hash);
   if (!body_id) return body_id.error();
-  const std::int64_t old_body = node->body_id;
+  const NodeRow before = *node;
   out->created = false;
   out->new_version = false;
   if (n.versioning == Versioning::kUnversioned) {
     GRAINSTORE_RETURN_IF_ERROR(
-        UpdateNodeContent(n.id, *body_id, body.size(), 0, n.versioning, mtime, now));
-    if (old_body != *body_id) {
-      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(*body_id, 1));
-      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(old_body, -1));
+        UpdateNodeContent(before, *body_id, body.size(), 0, n.versioning, mtime, now));
+    if (before.body_id != *body_id) {
       GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "write", n.key, "", n.id, 0, "", now));
     }
   } else {
@@ -92,11 +90,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     out->seq = chain.head_seq;
     n.chain_id = chain.id;
     GRAINSTORE_RETURN_IF_ERROR(
-        UpdateNodeContent(n.id, *body_id, body.size(), chain.id, n.versioning, mtime, now));
-    if (old_body != *body_id) {
-      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(*body_id, 1));
-      GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(old_body, -1));
-    }
+        UpdateNodeContent(before, *body_id, body.size(), chain.id, n.versioning, mtime, now));
   }
   node->body_id = *body_id;
   n.size = body.size();
@@ -234,9 +228,10 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "vacate", old_key, new_key, n.id, n.chain_id,
                                          "", now));
       }
+      const NodeRow before = *src;
       n.chain_id = 0;
       n.versioning = Versioning::kUnversioned;
-      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(n.id, src->body_id, n.size, 0,
+      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(before, src->body_id, n.size, 0,
                                                    n.versioning, n.mtime_ns, now));
     } else if (!was_versioned && now_versioned) {
       n.versioning = Versioning::kVersioned;

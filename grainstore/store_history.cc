@@ -151,9 +151,8 @@ Status Store::Restore(NsId ns, std::string_view key) {
   auto node = s.InsertNode(ns, *parent, BaseName(key), spec, now);
   if (!node) return node.error();
   GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, false));
-  GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(node->info.id, *body_id, body->size(),
-                                                 chain->id, Versioning::kVersioned, now, now));
-  GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(*body_id, 1));
+  GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(*node, *body_id, body->size(), chain->id,
+                                                 Versioning::kVersioned, now, now));
   auto head = s.GrainIdOf(chain->head_grain);
   if (!head) return head.error();
   GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "restore", key, "", node->info.id, chain->id, *head, now));

@@ -33,6 +33,7 @@ struct ChainRow {
   std::string relation;
   std::string subject;
   ChainState state = ChainState::kLive;
+  // The chain's last grain (by seq), read from grains_by_chain.
   std::int64_t head_grain = 0;  // grains.id of the head (0: none yet)
   std::uint32_t head_seq = 0;
   std::int64_t created_ns = 0;
@@ -98,10 +99,16 @@ class StoreImpl {
   // Walks/creates the directories above `key`; returns the parent directory.
   Result<NodeRow> EnsureParents(NsId ns, std::string_view key, std::int64_t now);
   Status TouchDir(NodeId dir, std::int64_t now);
+  // Deletes the row, dropping the body reference a node without a chain holds.
   Status DeleteNodeRow(const NodeRow& node);
   Status UpdateNodePlace(NodeId id, NodeId parent, std::string_view name, std::string_view key,
                          std::int64_t now);
-  Status UpdateNodeContent(NodeId id, std::int64_t body_id, std::uint64_t size,
+  // Points `before` (the node as stored) at new content and moves its body
+  // reference: a node without a chain holds one on its body; a node with a
+  // chain holds none (its head grain does), so a versioned edit never touches
+  // the previous body's row. Grains referencing the new body must be
+  // appended first, so no count passes through zero on the way.
+  Status UpdateNodeContent(const NodeRow& before, std::int64_t body_id, std::uint64_t size,
                            ChainId chain, Versioning versioning, std::int64_t mtime,
                            std::int64_t now);
 
@@ -109,7 +116,8 @@ class StoreImpl {
   Result<std::int64_t> InternBody(std::string_view body, std::string* hash_out);
   Result<std::string> BodyData(std::int64_t body_id);
   Result<std::string> BodyHash(std::int64_t body_id);
-  // Adds `delta` references to a body; a body left with none is deleted.
+  // Adds `delta` references to a body (refs = grains + chainless nodes
+  // pointing at it); a body left with none is deleted.
   Status AdjustRefs(std::int64_t body_id, std::int64_t delta);
 
   // ---- chains and grains (store_chains.cc)
@@ -121,7 +129,7 @@ class StoreImpl {
                                               std::string_view relation);
   Result<ChainRow> NewChain(NsId ns, std::string_view subject, std::string_view relation,
                             std::int64_t now);
-  // Appends a grain to `chain` (updating its head), or a standalone grain
+  // Appends a grain to `chain` (and sets its head fields), or a standalone grain
   // when chain is null.
   Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
   Result<std::string> GrainIdOf(std::int64_t grain_row);

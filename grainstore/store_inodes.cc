@@ -110,9 +110,11 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
     if (supersede) {
       // Rename over an existing file: the target's chain continues with the
       // moved content; the moved node (and its st_ino) takes the target's place.
-      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate));
+      // Read the body first: retiring a young chain may drop its last reference.
       auto body = s.BodyData(src->body_id);
       if (!body) return body.error();
+      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate));
+      const NodeRow src_before = *src;
       const std::string old_key = src->info.key;
       const ChainId chain = dst->info.chain_id;
       GRAINSTORE_RETURN_IF_ERROR(s.DeleteNodeRow(*dst));
@@ -126,6 +128,11 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       WriteResult ignored;
       GRAINSTORE_RETURN_IF_ERROR(
           s.SealBody(&*src, *body, src->info.mtime_ns, now, false, &ignored));
+      // SealBody saw the node already on the target's chain; the reference a
+      // chainless source held on its old body goes now, after the new grain's.
+      if (src_before.info.chain_id == 0) {
+        GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(src_before.body_id, -1));
+      }
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
       GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->info.ns, "rename", old_key, src->info.key,

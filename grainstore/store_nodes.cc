@@ -254,7 +254,7 @@ Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
-  return AdjustRefs(node.body_id, -1);
+  return node.info.chain_id == 0 ? AdjustRefs(node.body_id, -1) : Status::Ok();
 }
 
 Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view name,
@@ -271,9 +271,9 @@ Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view nam
   return st->Run();
 }
 
-Status StoreImpl::UpdateNodeContent(NodeId id, std::int64_t body_id, std::uint64_t size,
-                                    ChainId chain, Versioning versioning, std::int64_t mtime,
-                                    std::int64_t now) {
+Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
+                                    std::uint64_t size, ChainId chain, Versioning versioning,
+                                    std::int64_t mtime, std::int64_t now) {
   static constexpr char kSql[] =
       "UPDATE nodes SET body_id = ?, size = ?, chain_id = ?, versioning = ?, mtime_ns = ?, "
       "ctime_ns = ? WHERE id = ?";
@@ -289,8 +289,13 @@ Status StoreImpl::UpdateNodeContent(NodeId id, std::int64_t body_id, std::uint64
   st->BindInt64(4, static_cast<std::int64_t>(versioning));
   st->BindInt64(5, mtime);
   st->BindInt64(6, now);
-  st->BindInt64(7, static_cast<std::int64_t>(id));
-  return st->Run();
+  st->BindInt64(7, static_cast<std::int64_t>(before.info.id));
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  const bool held = before.info.chain_id == 0;
+  const bool holds = chain == 0;
+  if (held && holds && before.body_id == body_id) return Status::Ok();
+  if (holds) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(body_id, 1));
+  return held ? AdjustRefs(before.body_id, -1) : Status::Ok();
 }
 
 Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out) {

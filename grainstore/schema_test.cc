@@ -1,0 +1,181 @@
+// Schema migrations and the body reference counts, checked against the raw
+// SQLite file.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "grainstore/store.h"
+#include "schema.h"
+
+namespace grainstore {
+namespace {
+
+class SchemaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("schema_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "agent.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::int64_t RawInt(const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    std::int64_t v = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+  }
+
+  // Bodies whose refs differ from the grains plus chainless nodes that point
+  // at them, plus referrers whose body is missing.
+  std::int64_t RefMismatches() {
+    return RawInt(
+        "SELECT (SELECT count(*) FROM bodies b WHERE b.refs != "
+        "  (SELECT count(*) FROM grains g WHERE g.body_id = b.id) + "
+        "  (SELECT count(*) FROM nodes n WHERE n.body_id = b.id AND n.chain_id = 0)) + "
+        "(SELECT count(*) FROM grains g WHERE g.body_id IS NOT NULL AND "
+        "  g.body_id NOT IN (SELECT id FROM bodies)) + "
+        "(SELECT count(*) FROM nodes n WHERE n.body_id IS NOT NULL AND "
+        "  n.body_id NOT IN (SELECT id FROM bodies))");
+  }
+
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+TEST_F(SchemaTest, MigratesAVersion1Store) {
+  // Written by the v1 build: prefs.md edited twice, projects/old.md edited
+  // then deleted, dup.md (same body as projects/areev.md) renamed into
+  // archive/, a file in namespace "other", and two facts about alice.
+  std::filesystem::copy_file(GRAINSTORE_TESTDATA "/store-v1.db", path_);
+  ASSERT_EQ(RawInt("PRAGMA user_version"), 1);
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    Store& store = **opened;
+    auto ns = store.Namespace("default");
+    ASSERT_TRUE(ns.has_value());
+    auto prefs = store.ReadFile(*ns, "/memories/prefs.md");
+    ASSERT_TRUE(prefs.has_value());
+    EXPECT_EQ(*prefs, "# Prefs\nVegetarian.\nLikes coffee.\n");
+    auto hist = store.History(*ns, "/memories/prefs.md");
+    ASSERT_TRUE(hist.has_value());
+    ASSERT_EQ(hist->size(), 3u);
+    EXPECT_EQ((*hist)[2].supersedes, (*hist)[1].grain_id);
+    auto v1 = store.ReadVersion(*ns, "/memories/prefs.md", "1");
+    ASSERT_TRUE(v1.has_value());
+    EXPECT_EQ(*v1, "Vegetarian.\nLikes tea.\n");
+
+    auto dup = store.History(*ns, "/memories/archive/dup.md");
+    ASSERT_TRUE(dup.has_value());
+    ASSERT_EQ(dup->size(), 2u);
+    EXPECT_EQ((*dup)[1].op, "rename");
+    EXPECT_EQ((*dup)[1].derived_from, (*dup)[0].grain_id);
+
+    // The deleted file comes back with its history, then takes a new version
+    // whose head is read from the migrated chain.
+    EXPECT_EQ(store.ReadFile(*ns, "/memories/projects/old.md").error().code(),
+              StatusCode::kNotFound);
+    ASSERT_TRUE(store.Restore(*ns, "/memories/projects/old.md").ok());
+    auto w = store.PutFile(*ns, "/memories/projects/old.md", "Fresh notes.\n");
+    ASSERT_TRUE(w.has_value()) << w.error().ToString();
+    EXPECT_EQ(w->seq, 3u);
+    EXPECT_EQ(store.History(*ns, "/memories/projects/old.md")->size(), 3u);
+
+    auto other = store.Namespace("other");
+    ASSERT_TRUE(other.has_value());
+    EXPECT_EQ(*store.ReadFile(*other, "/memories/x.md"), "other agent\n");
+    auto facts = store.Recall(*ns, "alice", "prefers", false);
+    ASSERT_TRUE(facts.has_value());
+    ASSERT_EQ(facts->size(), 1u);
+    EXPECT_EQ((*facts)[0].object, "coffee");
+  }
+  EXPECT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('chains') WHERE name = 'head_grain'"),
+            0);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_index_list('grains') WHERE \"unique\" = 1"), 0);
+  EXPECT_EQ(RefMismatches(), 0);
+  // The body shared by areev.md and dup.md is stored once, referenced by
+  // their three grains (create, create, rename).
+  EXPECT_EQ(RawInt("SELECT refs FROM bodies WHERE data = CAST('C++ store.' || char(10) AS BLOB)"),
+            3);
+}
+
+TEST_F(SchemaTest, BodyReferencesFollowEveryOperation) {
+  auto opened = Store::Open(path_);
+  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  Store& store = **opened;
+  NsId ns = *store.Namespace("default");
+  auto ok = [](const auto& r) { return r.has_value(); };
+  // Key level: versions, identical bodies in two files, rename, delete,
+  // restore, purge.
+  ASSERT_TRUE(ok(store.PutFile(ns, "/memories/a.md", "one\n")));
+  ASSERT_TRUE(ok(store.PutFile(ns, "/memories/a.md", "two\n")));
+  ASSERT_TRUE(ok(store.PutFile(ns, "/memories/b.md", "two\n")));
+  ASSERT_TRUE(store.RenameKey(ns, "/memories/b.md", "/memories/d/b.md").ok());
+  ASSERT_TRUE(store.DeleteKey(ns, "/memories/a.md").ok());
+  ASSERT_TRUE(store.Restore(ns, "/memories/a.md").ok());
+  ASSERT_TRUE(store.DeleteKey(ns, "/memories/d").ok());
+  ASSERT_TRUE(store.Purge(ns, "/memories/d/b.md").ok());
+  EXPECT_EQ(RefMismatches(), 0);
+
+  // Node level, as the mount drives it: an unversioned temp file renamed
+  // over a versioned one (sed -i), a versioned file moved to a backup name
+  // and back (an editor's save dance), a young file discarded on unlink.
+  NodeId root = *store.RootId(ns);
+  NewNode file{.kind = NodeKind::kFile, .mode = 0644};
+  NewNode temp = file;
+  temp.versioning = Versioning::kUnversioned;
+  auto target = store.CreateNode(root, "t.md", file);
+  ASSERT_TRUE(ok(target));
+  ASSERT_TRUE(ok(store.WriteBody(target->id, "v1\n")));
+  auto tmp = store.CreateNode(root, "sedXYZ", temp);
+  ASSERT_TRUE(ok(tmp));
+  ASSERT_TRUE(ok(store.WriteBody(tmp->id, "v2\n")));
+  EXPECT_EQ(RefMismatches(), 0);
+  ASSERT_TRUE(ok(store.RenameNode(root, "sedXYZ", root, "t.md", RenameMode::kReplace,
+                                  Versioning::kVersioned)));
+  EXPECT_EQ(RefMismatches(), 0);
+  EXPECT_EQ(store.History(ns, "/memories/t.md")->size(), 2u);
+  ASSERT_TRUE(ok(store.RenameNode(root, "t.md", root, "t.md~", RenameMode::kReplace,
+                                  Versioning::kUnversioned)));
+  EXPECT_EQ(RefMismatches(), 0);
+  ASSERT_TRUE(ok(store.RenameNode(root, "t.md~", root, "t.md", RenameMode::kReplace,
+                                  Versioning::kVersioned)));
+  EXPECT_EQ(RefMismatches(), 0);
+  auto young = store.CreateNode(root, "young.md", file);
+  ASSERT_TRUE(ok(young));
+  ASSERT_TRUE(ok(store.WriteBody(young->id, "v2\n")));  // shares t.md's body
+  ASSERT_TRUE(store.RemoveNode(root, "young.md", false).ok());
+  auto versioned_tmp = store.CreateNode(root, "x.md", file);
+  ASSERT_TRUE(ok(versioned_tmp));
+  ASSERT_TRUE(ok(store.WriteBody(versioned_tmp->id, "only\n")));
+  // A young versioned file renamed over another: its own chain is discarded,
+  // its body must survive into the target's chain.
+  ASSERT_TRUE(ok(store.RenameNode(root, "x.md", root, "t.md", RenameMode::kReplace,
+                                  Versioning::kVersioned)));
+  EXPECT_EQ(*store.ReadFile(ns, "/memories/t.md"), "only\n");
+  EXPECT_EQ(RefMismatches(), 0);
+  ASSERT_TRUE(store.RemoveNode(root, "t.md", false, Vacate::kDelete).ok());
+  ASSERT_TRUE(store.Purge(ns, "/memories/t.md").ok());
+  EXPECT_EQ(RefMismatches(), 0);
+  // Nothing but a.md's two versions is left.
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 2);
+}
+
+}  // namespace
+}  // namespace grainstore
