@@ -25,7 +25,10 @@ void Checkpointer::OnCommit(void* self, int frames) {
     // Best effort: a failed checkpoint leaves the WAL as it was, and the
     // commit that called us has already succeeded.
     (void)c->writer_->CheckpointPassive();
-  } else if (frames >= kBackgroundFrames) {
+  } else if (frames < c->woken_at_) {
+    c->woken_at_ = 0;  // the WAL restarted
+  } else if (frames - c->woken_at_ >= kBackgroundFrames) {
+    c->woken_at_ = frames;
     c->Wake();
   }
 }

@@ -1,8 +1,10 @@
 // Keeps WAL checkpoints off the committing thread. SQLite's autocheckpoint
 // copies the whole WAL into the database inside the commit that crosses its
-// threshold, so one write in a few hundred pays for all of them. Here a
-// commit that finds the WAL past kBackgroundFrames wakes a thread that runs
-// PASSIVE checkpoints on its own connection while writers go on; a commit
+// threshold, so one write in a few hundred pays for all of them. Here each
+// commit that grows the WAL by another kBackgroundFrames wakes a thread that
+// runs a PASSIVE checkpoint on its own connection while writers go on (one
+// pass per step, not per commit: each pass syncs the WAL and the database);
+// a commit
 // that finds it past kInlineFrames checkpoints inline, which copies only
 // what the thread has not yet copied and lets the next writer restart the
 // WAL from its beginning (a checkpoint running beside a busy writer never
@@ -47,7 +49,9 @@ class Checkpointer {
   std::condition_variable cv_;
   bool wanted_ = false;  // guarded by mu_
   bool stop_ = false;    // guarded by mu_
-  bool started_ = false;  // touched only on the writer's thread (under its Store mutex)
+  // Touched only on the writer's thread (under its Store mutex):
+  bool started_ = false;
+  int woken_at_ = 0;  // WAL frames at the last wake; a smaller count means a restart
   std::thread thread_;
 };
 

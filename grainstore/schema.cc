@@ -107,6 +107,9 @@ CREATE TABLE oplog(
 //  - bodies.refs counts grains, plus nodes without a chain (unversioned
 //    files); a versioned file's node reaches its body through its head
 //    grain, so an edit no longer touches the previous body's row.
+//  - chains keep one index, by subject then state: it answers the live, the
+//    latest and the revivable chain at a path; one live chain per subject is
+//    kept by the write transactions that create chains (they look first).
 constexpr char kMigrateV1ToV2[] = R"sql(
 CREATE TABLE grains_v2(
   id INTEGER PRIMARY KEY,
@@ -137,6 +140,9 @@ CREATE INDEX grains_by_subject ON grains(ns_id, subject, relation, created_ns)
   WHERE relation != 'memory_file';
 ALTER TABLE chains DROP COLUMN head_grain;
 ALTER TABLE chains DROP COLUMN head_seq;
+DROP INDEX chains_live;
+DROP INDEX chains_by_subject;
+CREATE INDEX chains_by_subject ON chains(ns_id, subject, relation, state, deleted_ns);
 UPDATE bodies SET refs = 0;
 UPDATE bodies SET refs = refs + c.n
   FROM (SELECT body_id, count(*) AS n FROM grains WHERE body_id IS NOT NULL GROUP BY body_id) AS c
@@ -163,6 +169,10 @@ Status ConfigureConnection(Db* db, const Options& options) {
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA temp_store = MEMORY"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));
+  // Reads of the database file go through a memory map: a page the cache
+  // lacks costs a page-cache hit, not a read() call (views stay flat as the
+  // store grows past the cache). Address space only; 64-bit builds.
+  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size = 1073741824"));
   // No wal_autocheckpoint: the Store's Checkpointer owns checkpoints.
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit = 67108864"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
