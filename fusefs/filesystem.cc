@@ -141,6 +141,30 @@ Status Filesystem::SealLocked(Inode& inode) {
   return Status::Ok();
 }
 
+void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode) {
+  std::shared_ptr<Inode> evicted;
+  {
+    std::lock_guard<std::mutex> lock(kept_mu_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it->lock() == inode) {
+        kept_.erase(it);
+        break;
+      }
+    }
+    kept_.push_back(inode);
+    if (kept_.size() > kKeptBodies) {
+      evicted = kept_.front().lock();
+      kept_.pop_front();
+    }
+  }
+  if (!evicted) return;
+  std::lock_guard<std::mutex> lock(evicted->mu);
+  if (evicted->handles == 0 && !evicted->dirty) {
+    evicted->data = std::string();
+    evicted->loaded = false;
+  }
+}
+
 void Filesystem::Refresh(grainstore::NodeId id) {
   auto inode = inodes_.Find(id);
   if (!inode) return;

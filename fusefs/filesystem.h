@@ -10,7 +10,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +29,13 @@ class HistoryTree;
 // (other processes writing the store) is invalidated explicitly.
 inline constexpr double kAttrTimeout = 300.0;
 inline constexpr double kEntryTimeout = 300.0;
+
+// Clean bodies kept loaded after a file's last release, so an
+// open-append-close loop does not read the body back from the store at every
+// cycle: the most recently released kKeptBodies files of at most
+// kMaxKeptBodyBytes each. Changes by other processes drop them (coherence.cc).
+inline constexpr std::size_t kKeptBodies = 64;
+inline constexpr std::size_t kMaxKeptBodyBytes = std::size_t{1} << 20;
 
 // Inode numbers with this bit are .history entries, never store nodes.
 inline constexpr fuse_ino_t kVirtualBit = fuse_ino_t{1} << 63;
@@ -90,6 +99,10 @@ class Filesystem {
   // Seals a dirty draft as the file's body (a new version when versioned and
   // changed); no-op when clean; discards the draft of an unlinked inode.
   grainstore::Status SealLocked(Inode& inode);
+  // Called after the last handle of a file was released (its mutex not held):
+  // keeps its clean body loaded for the next open, dropping the body of the
+  // file released longest ago beyond kKeptBodies.
+  void KeepBody(const std::shared_ptr<Inode>& inode);
   // Re-reads the attributes of a cached node (a directory after an entry change).
   void Refresh(grainstore::NodeId id);
   // The current store key of a node ("" when it is gone).
@@ -112,6 +125,8 @@ class Filesystem {
   std::unique_ptr<HistoryTree> history_;
   std::unique_ptr<Coherence> coherence_;
   fuse_session* session_ = nullptr;
+  std::mutex kept_mu_;  // guards kept_; taken without any Inode::mu held
+  std::deque<std::weak_ptr<Inode>> kept_;  // oldest first
 };
 
 // The Filesystem of a request.

@@ -211,6 +211,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     Filesystem& fs = Fs(req);
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    bool keep_body = false;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       // Only the last handle seals here. Release arrives asynchronously after
@@ -224,11 +225,15 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       if (inode->handles > 0) --inode->handles;
       if (IsWriter(fi) && inode->writers > 0) --inode->writers;
       if (inode->handles == 0 && !inode->dirty) {
-        inode->data = std::string();
-        inode->loaded = false;
+        keep_body = inode->loaded && !inode->unlinked && inode->data.size() <= kMaxKeptBodyBytes;
+        if (!keep_body) {
+          inode->data = std::string();
+          inode->loaded = false;
+        }
       }
     }
     fs.inodes().MaybeErase(fs.FromFuse(ino));
+    if (keep_body) fs.KeepBody(inode);
     fuse_reply_err(req, 0);
   });
 }
