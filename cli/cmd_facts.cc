@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "commands.h"
+#include "grainstore/time_format.h"
 #include "output.h"
 
 namespace cli {
@@ -60,7 +61,7 @@ int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
     const bool event = f.type == grainstore::GrainType::kEvent;
     table.AddRow(
         {ShortId(f.grain_id), event ? "event" : "fact",
-         fmt::format("{}", f.seq), IsoTimeUtc(f.created_ns),
+         fmt::format("{}", f.seq), grainstore::FormatIsoUtc(f.created_ns),
          CellText(f.subject, kMaxCellChars),
          CellText(f.relation, kMaxCellChars), CellText(f.object, kMaxCellChars),
          f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)});

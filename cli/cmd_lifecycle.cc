@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "commands.h"
+#include "grainstore/time_format.h"
 #include "output.h"
 
 namespace cli {
@@ -60,7 +61,7 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
   for (const auto& op : *ops) {
     std::string subject = CellText(op.subject);
     if (!op.new_subject.empty()) subject += " -> " + CellText(op.new_subject);
-    table.AddRow({fmt::format("{}", op.seq), IsoTimeUtc(op.at_ns),
+    table.AddRow({fmt::format("{}", op.seq), grainstore::FormatIsoUtc(op.at_ns),
                   CellText(op.ns), CellText(op.op), ShortId(op.grain_id),
                   subject});
   }

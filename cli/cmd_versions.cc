@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "commands.h"
+#include "grainstore/time_format.h"
 #include "line_diff.h"
 #include "output.h"
 
@@ -58,7 +59,7 @@ std::string HistoryTable(const std::vector<grainstore::VersionInfo>& versions,
   for (const auto& v : versions) {
     if (v.transient && !all) continue;
     table.AddRow({fmt::format("{}", v.seq), ShortId(v.grain_id),
-                  IsoTimeUtc(v.created_ns), fmt::format("{}", v.size),
+                  grainstore::FormatIsoUtc(v.created_ns), fmt::format("{}", v.size),
                   CellText(v.op), CellText(v.subject), VersionNote(v)});
   }
   return table.Render();
@@ -86,7 +87,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
     text +=
         fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
-                    IsoTimeUtc(chain->deleted_ns),
+                    grainstore::FormatIsoUtc(chain->deleted_ns),
                     purged ? "" : "; `areev restore` brings it back");
   }
   return Emit(text);
@@ -141,7 +142,7 @@ const grainstore::VersionInfo* FindVersion(
 
 std::string DiffLabel(const grainstore::VersionInfo& v) {
   return fmt::format("{}\tv{} {} {}", v.subject, v.seq, ShortId(v.grain_id),
-                     IsoTimeUtc(v.created_ns));
+                     grainstore::FormatIsoUtc(v.created_ns));
 }
 
 int RunDiff(const GlobalOptions& global, const DiffArgs& args) {

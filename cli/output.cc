@@ -1,8 +1,7 @@
-// Tables, timestamps and JSON for the `areev` subcommands.
+// Tables and JSON for the `areev` subcommands.
 #include "output.h"
 
 #include <algorithm>
-#include <ctime>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,23 +9,9 @@
 
 #include <fmt/core.h>
 
-namespace cli {
+#include "grainstore/time_format.h"
 
-std::string IsoTimeUtc(std::int64_t ns_since_epoch, int fraction_digits) {
-  std::int64_t secs = ns_since_epoch / 1'000'000'000;
-  std::int64_t frac = ns_since_epoch % 1'000'000'000;
-  if (frac < 0) {
-    frac += 1'000'000'000;
-    --secs;
-  }
-  std::time_t t = static_cast<std::time_t>(secs);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char date[32];
-  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (fraction_digits >= 9) return fmt::format("{}.{:09d}Z", date, frac);
-  return fmt::format("{}.{:03d}Z", date, frac / 1'000'000);
-}
+namespace cli {
 
 std::string ShortId(std::string_view grain_id) {
   if (grain_id.empty()) return "-";
@@ -121,7 +106,7 @@ nlohmann::json VersionJson(const grainstore::VersionInfo& v) {
       {"chain_id", v.chain_id},
       {"subject", v.subject},
       {"relation", v.relation},
-      {"created", IsoTimeUtc(v.created_ns, 9)},
+      {"created", grainstore::FormatIsoUtc(v.created_ns, 9)},
       {"created_ns", v.created_ns},
       {"size", v.size},
       {"op", v.op},
@@ -138,7 +123,7 @@ nlohmann::json OpJson(const grainstore::OpRecord& op) {
   return nlohmann::json{
       {"seq", op.seq},
       {"ns", op.ns},
-      {"at", IsoTimeUtc(op.at_ns, 9)},
+      {"at", grainstore::FormatIsoUtc(op.at_ns, 9)},
       {"at_ns", op.at_ns},
       {"op", op.op},
       {"subject", op.subject},
@@ -160,7 +145,7 @@ nlohmann::json FactJson(const grainstore::Fact& fact) {
       {"relation", fact.relation},
       {"object", fact.object},
       {"context", fact.context},
-      {"created", IsoTimeUtc(fact.created_ns, 9)},
+      {"created", grainstore::FormatIsoUtc(fact.created_ns, 9)},
       {"created_ns", fact.created_ns},
       {"chain_id", fact.chain_id},
       {"version", fact.seq},

@@ -1,5 +1,6 @@
-// Rendering helpers for `areev`: UTC ISO-8601 timestamps, short grain ids,
-// aligned text tables and JSON documents. Pure formatting, no store access.
+// Rendering helpers for `areev`: short grain ids, aligned text tables and JSON
+// documents (timestamps come from grainstore/time_format.h). Pure formatting,
+// no store access.
 #ifndef CLI_OUTPUT_H_
 #define CLI_OUTPUT_H_
 
@@ -16,9 +17,6 @@ namespace cli {
 
 // Length of a grain id as shown in tables (a prefix `cat --version` accepts).
 inline constexpr std::size_t kShortIdChars = 12;
-
-// "2026-11-30T08:45:43.123Z" (`fraction_digits` 3) or with 9 digits (ns).
-std::string IsoTimeUtc(std::int64_t ns_since_epoch, int fraction_digits = 3);
 
 // The first kShortIdChars characters of a grain id ("-" when empty).
 std::string ShortId(std::string_view grain_id);

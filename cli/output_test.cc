@@ -5,15 +5,6 @@
 namespace cli {
 namespace {
 
-TEST(OutputTest, IsoTimeUtc) {
-  EXPECT_EQ(IsoTimeUtc(0), "1970-01-01T00:00:00.000Z");
-  EXPECT_EQ(IsoTimeUtc(1'700'000'000'123'456'789LL),
-            "2023-11-14T22:13:20.123Z");
-  EXPECT_EQ(IsoTimeUtc(1'700'000'000'123'456'789LL, 9),
-            "2023-11-14T22:13:20.123456789Z");
-  EXPECT_EQ(IsoTimeUtc(-1), "1969-12-31T23:59:59.999Z");
-}
-
 TEST(OutputTest, ShortIdAndCellText) {
   EXPECT_EQ(ShortId(""), "-");
   EXPECT_EQ(ShortId("0123456789abcdef0123"), "0123456789ab");

@@ -1,10 +1,9 @@
 #include "binding_core.h"
 
-#include <cstdio>
-#include <ctime>
 #include <utility>
 
 #include "grainstore/path.h"
+#include "grainstore/time_format.h"
 
 namespace areev_binding {
 
@@ -37,23 +36,6 @@ void Fail(const grainstore::Status& status, BindingError* error) {
 }
 
 }  // namespace
-
-std::string FormatIsoUtc(std::int64_t ns) {
-  std::int64_t secs = ns / 1'000'000'000;
-  std::int64_t rem = ns % 1'000'000'000;
-  if (rem < 0) {
-    rem += 1'000'000'000;
-    --secs;
-  }
-  std::time_t t = static_cast<std::time_t>(secs);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(rem / 1000));
-  return buf;
-}
 
 Handle::Handle(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
@@ -143,7 +125,7 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
     VersionRow row;
     row.version = v.seq;
     row.grain_id = v.grain_id;
-    row.created = FormatIsoUtc(v.created_ns);
+    row.created = grainstore::FormatIsoUtc(v.created_ns, 6);
     row.created_ns = v.created_ns;
     row.size = v.size;
     row.op = v.op;

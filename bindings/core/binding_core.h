@@ -47,9 +47,6 @@ struct VersionRow {
   bool transient = false;
 };
 
-// "2026-11-30T08:45:42.123456Z" for nanoseconds since the Unix epoch.
-std::string FormatIsoUtc(std::int64_t ns);
-
 // Handle: thread-safe. Every method may be called from any thread, at the same
 // time as any other method, close included. Close() makes later calls fail with
 // kClosed; calls already running finish on the store, which is closed when the
