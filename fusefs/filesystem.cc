@@ -165,6 +165,15 @@ void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode) {
   }
 }
 
+void Filesystem::EntryAdded(grainstore::NodeId dir, const NodeInfo& child) {
+  auto inode = inodes_.Find(dir);
+  if (!inode) return;
+  std::lock_guard<std::mutex> lock(inode->mu);
+  if (child.ctime_ns > inode->info.ctime_ns) {
+    inode->info.mtime_ns = inode->info.ctime_ns = child.ctime_ns;
+  }
+}
+
 void Filesystem::Refresh(grainstore::NodeId id) {
   auto inode = inodes_.Find(id);
   if (!inode) return;

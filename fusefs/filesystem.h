@@ -105,6 +105,10 @@ class Filesystem {
   void KeepBody(const std::shared_ptr<Inode>& inode);
   // Re-reads the attributes of a cached node (a directory after an entry change).
   void Refresh(grainstore::NodeId id);
+  // A node was just created in cached directory `dir`: the store set the
+  // directory's mtime and ctime to the new node's ctime in the same
+  // transaction, so the cached attributes follow without a read.
+  void EntryAdded(grainstore::NodeId dir, const grainstore::NodeInfo& child);
   // The current store key of a node ("" when it is gone).
   std::string KeyOf(grainstore::NodeId id);
   // errno (0: fine) for creating `name` in kernel directory `parent`:

@@ -39,7 +39,7 @@ grainstore::NewNode NewNodeFor(fuse_req_t req, Filesystem& fs, fuse_ino_t parent
 void ReplyNewNode(fuse_req_t req, Filesystem& fs, fuse_ino_t parent,
                   const grainstore::Result<grainstore::NodeInfo>& node, const char* op) {
   if (!node) return (void)fuse_reply_err(req, FailureErrno(op, node.error()));
-  fs.Refresh(fs.FromFuse(parent));
+  fs.EntryAdded(fs.FromFuse(parent), *node);
   fuse_entry_param e{};
   fs.MakeEntry(*node, &e);
   fuse_reply_entry(req, &e);
@@ -108,12 +108,13 @@ void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, d
     auto spec = NewNodeFor(req, fs, parent, NodeKind::kFile, mode);
     spec.versioning = VersioningFor(fs.KeyOf(fs.FromFuse(parent)), name);
     auto node = fs.store().CreateNode(fs.FromFuse(parent), name, spec);
-    if (node) {
-      auto sealed = fs.store().WriteBody(node->id, "");  // an empty file is v1
-      if (!sealed) return (void)fuse_reply_err(req, FailureErrno("mknod", sealed.error()));
-      node = sealed->node;
-    }
-    ReplyNewNode(req, fs, parent, node, "mknod");
+    if (!node) return (void)fuse_reply_err(req, FailureErrno("mknod", node.error()));
+    fs.EntryAdded(fs.FromFuse(parent), *node);
+    auto sealed = fs.store().WriteBody(node->id, "");  // an empty file is v1
+    if (!sealed) return (void)fuse_reply_err(req, FailureErrno("mknod", sealed.error()));
+    fuse_entry_param e{};
+    fs.MakeEntry(sealed->node, &e);
+    fuse_reply_entry(req, &e);
   });
 }
 

@@ -95,7 +95,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
       return CreateExisting(req, fs, parent, name, fi);
     }
     if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));
-    fs.Refresh(dir);
+    fs.EntryAdded(dir, *node);
     fuse_entry_param e{};
     fs.MakeEntry(*node, &e);
     auto inode = fs.inodes().Find(node->id);

@@ -1,5 +1,7 @@
-"""The daemon's own caches: file bodies kept between opens must never hide a
-change or drift from what the store holds."""
+"""The daemon's own caches: file bodies kept between opens and directory
+attributes updated without a store read must never hide a change or drift
+from what the store holds."""
+import os
 import time
 
 from mount_util import *  # noqa: F401,F403
@@ -52,3 +54,18 @@ def test_many_files_appended_in_turn(mnt):
     for i, p in enumerate(files):
         assert p.read_bytes() == b"".join(b"%d.%d\n" % (i, rnd) for rnd in range(3))
 
+
+def test_parent_times_after_create_match_the_store(mnt):
+    d = mnt.path / "d"
+    d.mkdir()
+    (d / "f.md").write_text("x")
+    (d / "sub").mkdir()
+    os.symlink("f.md", d / "lnk")
+    os.mknod(d / "node.md")
+    root_mtime = os.stat(mnt.path).st_mtime_ns
+    st = os.stat(d)
+    assert mnt.stop() == 0
+    mnt.start()  # a fresh daemon reads the directories from the store
+    again = os.stat(d)
+    assert (again.st_mtime_ns, again.st_ctime_ns) == (st.st_mtime_ns, st.st_ctime_ns)
+    assert os.stat(mnt.path).st_mtime_ns == root_mtime
