@@ -1,11 +1,20 @@
 #include "checkpointer.h"
 
+#include <unistd.h>
+
+#include <new>
 #include <system_error>
 
 namespace grainstore {
 
 Checkpointer::~Checkpointer() {
   if (!thread_.joinable()) return;
+  if (getpid() != owner_) {
+    // A forked child holds a copy of the handle but not the thread; joining
+    // would wait forever. Forget the handle without running its destructor.
+    new (&thread_) std::thread();
+    return;
+  }
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -34,8 +43,10 @@ void Checkpointer::OnCommit(void* self, int frames) {
 }
 
 void Checkpointer::Wake() {
+  if (started_ && getpid() != owner_) return;  // forked: the inline bound applies
   if (!started_) {
     started_ = true;
+    owner_ = getpid();
     try {
       thread_ = std::thread([this] { Run(); });
     } catch (const std::system_error&) {

@@ -13,6 +13,8 @@
 #ifndef GRAINSTORE_CHECKPOINTER_H_
 #define GRAINSTORE_CHECKPOINTER_H_
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -51,6 +53,7 @@ class Checkpointer {
   bool stop_ = false;    // guarded by mu_
   // Touched only on the writer's thread (under its Store mutex):
   bool started_ = false;
+  pid_t owner_ = 0;  // the process the thread runs in (a forked child has none)
   int woken_at_ = 0;  // WAL frames at the last wake; a smaller count means a restart
   std::thread thread_;
 };

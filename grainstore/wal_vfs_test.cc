@@ -4,7 +4,12 @@
 #include "wal_vfs.h"
 
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
 
 #include <filesystem>
 #include <string>
@@ -146,6 +151,39 @@ TEST_F(WalVfsTest, CheckpointerKeepsTheWalBounded) {
   sqlite3* plain = OpenPlain();
   EXPECT_EQ(PlainText(plain, "PRAGMA integrity_check"), "ok");
   sqlite3_close(plain);
+}
+
+// A forked child holds a copy of the Checkpointer but not its thread:
+// destroying the copy must not wait for a thread that does not exist there.
+TEST_F(WalVfsTest, ACheckpointerCopiedByForkIsDestroyedWithoutJoining) {
+  Db db;
+  ASSERT_TRUE(db.Open(path_, true).ok());
+  ASSERT_TRUE(db.Exec("PRAGMA journal_mode = WAL").ok());
+  ASSERT_TRUE(db.Exec("PRAGMA synchronous = OFF").ok());
+  ASSERT_TRUE(db.Exec("CREATE TABLE t(v BLOB)").ok());
+  auto checkpointer = std::make_unique<Checkpointer>(path_);
+  checkpointer->Attach(&db);
+  for (int i = 0; i < 3 * Checkpointer::kBackgroundFrames; ++i) {
+    ASSERT_TRUE(db.Exec("INSERT INTO t VALUES(randomblob(3000))").ok());  // starts the thread
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    checkpointer.reset();
+    _exit(0);
+  }
+  ASSERT_GT(pid, 0);
+  int status = -1;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL() << "the child hung destroying its Checkpointer";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  checkpointer.reset();  // the parent's thread stops and joins
 }
 
 }  // namespace
