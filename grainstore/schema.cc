@@ -222,6 +222,17 @@ Status SyncToDisk(Db* db) {
   return Status::Ok();
 }
 
-Result<std::int64_t> DataVersion(Db* db) { return db->QueryInt("PRAGMA data_version"); }
+Result<std::int64_t> DataVersion(Db* db) {
+  // Polled by the mount on every lookup and open: a cached statement.
+  static constexpr char kSql[] = "PRAGMA data_version";
+  auto st = db->Prepare(kSql);
+  if (!st) return st.error();
+  switch (st->Step()) {
+    case StepResult::kRow: return st->ColumnInt64(0);
+    case StepResult::kDone: return Status::Corruption("PRAGMA data_version returned no row");
+    case StepResult::kError: break;
+  }
+  return st->status();
+}
 
 }  // namespace grainstore
