@@ -2,25 +2,22 @@
 
 #include <unistd.h>
 
-#include <new>
 #include <system_error>
 
 namespace grainstore {
 
 Checkpointer::~Checkpointer() {
-  if (!thread_.joinable()) return;
-  if (getpid() != owner_) {
-    // A forked child holds a copy of the handle but not the thread; joining
-    // would wait forever. Forget the handle without running its destructor.
-    new (&thread_) std::thread();
+  if (!worker_) return;
+  if (getpid() != worker_->owner) {
+    (void)worker_.release();  // forked child: see Worker
     return;
   }
   {
-    std::lock_guard lock(mu_);
-    stop_ = true;
+    std::lock_guard lock(worker_->mu);
+    worker_->stop = true;
   }
-  cv_.notify_one();
-  thread_.join();
+  worker_->cv.notify_one();
+  worker_->thread.join();
 }
 
 void Checkpointer::Attach(Db* writer) {
@@ -43,35 +40,39 @@ void Checkpointer::OnCommit(void* self, int frames) {
 }
 
 void Checkpointer::Wake() {
-  if (started_ && getpid() != owner_) return;  // forked: the inline bound applies
-  if (!started_) {
-    started_ = true;
-    owner_ = getpid();
+  if (!worker_) {
+    if (no_thread_) return;  // the inline bound keeps the WAL finite
+    auto w = std::make_unique<Worker>();
+    w->owner = getpid();
     try {
-      thread_ = std::thread([this] { Run(); });
+      w->thread = std::thread([this, raw = w.get()] { Run(raw); });
     } catch (const std::system_error&) {
-      return;  // no thread: the inline bound keeps the WAL finite
+      no_thread_ = true;
+      return;
     }
+    worker_ = std::move(w);
   }
+  if (getpid() != worker_->owner) return;  // forked child: no thread to wake
   {
-    std::lock_guard lock(mu_);
-    wanted_ = true;
+    std::lock_guard lock(worker_->mu);
+    worker_->wanted = true;
   }
-  cv_.notify_one();
+  worker_->cv.notify_one();
 }
 
-void Checkpointer::Run() {
+void Checkpointer::Run(Worker* w) {
   Db db;
   // A connection checkpoints only a WAL it has opened, which takes a read.
-  if (!db.Open(path_, false).ok() || !db.QueryInt("SELECT count(*) FROM sqlite_schema")) return;
+  const bool ready =
+      db.Open(path_, false).ok() && db.QueryInt("SELECT count(*) FROM sqlite_schema").has_value();
   for (;;) {
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [this] { return wanted_ || stop_; });
-      if (stop_) return;
-      wanted_ = false;
+      std::unique_lock lock(w->mu);
+      w->cv.wait(lock, [w] { return w->wanted || w->stop; });
+      if (w->stop) return;
+      w->wanted = false;
     }
-    (void)db.CheckpointPassive();
+    if (ready) (void)db.CheckpointPassive();
   }
 }
 

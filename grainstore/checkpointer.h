@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -41,21 +42,29 @@ class Checkpointer {
   void Attach(Db* writer);
 
  private:
+  // The thread and what it waits on. Created on the first wake; a forked
+  // child, which has a copy of it but not the thread, leaks it rather than
+  // destroy a condition variable the thread was waiting on (that waits
+  // forever) or join a thread that is not there.
+  struct Worker {
+    pid_t owner = 0;  // the process the thread runs in
+    std::mutex mu;
+    std::condition_variable cv;
+    bool wanted = false;  // guarded by mu
+    bool stop = false;    // guarded by mu
+    std::thread thread;
+  };
+
   static void OnCommit(void* self, int frames);
   void Wake();
-  void Run();
+  void Run(Worker* w);
 
   const std::string path_;
   Db* writer_ = nullptr;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool wanted_ = false;  // guarded by mu_
-  bool stop_ = false;    // guarded by mu_
   // Touched only on the writer's thread (under its Store mutex):
-  bool started_ = false;
-  pid_t owner_ = 0;  // the process the thread runs in (a forked child has none)
+  std::unique_ptr<Worker> worker_;
+  bool no_thread_ = false;  // a thread could not be started
   int woken_at_ = 0;  // WAL frames at the last wake; a smaller count means a restart
-  std::thread thread_;
 };
 
 }  // namespace grainstore
