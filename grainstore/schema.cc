@@ -169,10 +169,6 @@ Status ConfigureConnection(Db* db, const Options& options) {
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA temp_store = MEMORY"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size = -32768"));
-  // Reads of the database file go through a memory map: a page the cache
-  // lacks costs a page-cache hit, not a read() call (views stay flat as the
-  // store grows past the cache). Address space only; 64-bit builds.
-  GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size = 1073741824"));
   // No wal_autocheckpoint: the Store's Checkpointer owns checkpoints.
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit = 67108864"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
