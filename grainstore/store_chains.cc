@@ -7,13 +7,12 @@
 namespace grainstore {
 namespace {
 
-// The head is the chain's last grain: two covering seeks on grains_by_chain.
-#define GS_CHAIN_COLS                                                                        \
-  "id, ns_id, relation, subject, state, "                                                  \
-  "coalesce((SELECT g.id FROM grains AS g WHERE g.chain_id = chains.id "                   \
-  "ORDER BY g.seq DESC LIMIT 1), 0), "                                                     \
-  "coalesce((SELECT max(g.seq) FROM grains AS g WHERE g.chain_id = chains.id), 0), "       \
-  "created_ns, deleted_ns, revivable"
+// A chain with its head, the chain's last grain (a seek on grains_by_chain).
+#define GS_CHAIN_SELECT                                                                      \
+  "SELECT c.id, c.ns_id, c.relation, c.subject, c.state, coalesce(h.id, 0), "              \
+  "coalesce(h.seq, 0), c.created_ns, c.deleted_ns, c.revivable, coalesce(h.body_id, 0), "  \
+  "h.grain_id FROM chains AS c LEFT JOIN grains AS h ON h.id = "                           \
+  "(SELECT g.id FROM grains AS g WHERE g.chain_id = c.id ORDER BY g.seq DESC LIMIT 1) "
 
 ChainRow ReadChain(const Statement& st) {
   ChainRow c;
@@ -27,6 +26,8 @@ ChainRow ReadChain(const Statement& st) {
   c.created_ns = st.ColumnInt64(7);
   c.deleted_ns = st.ColumnInt64(8);
   c.revivable = st.ColumnInt64(9) != 0;
+  c.head_body = st.ColumnInt64(10);
+  if (!st.ColumnIsNull(11)) c.head_id = st.ColumnBlob(11);
   return c;
 }
 
@@ -42,7 +43,7 @@ Result<std::optional<ChainRow>> MaybeChain(Statement& st) {
 }  // namespace
 
 Result<ChainRow> StoreImpl::ChainById(ChainId id) {
-  static constexpr char kSql[] = "SELECT " GS_CHAIN_COLS " FROM chains WHERE id = ?";
+  static constexpr char kSql[] = GS_CHAIN_SELECT "WHERE c.id = ?";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(id));
@@ -54,9 +55,8 @@ Result<ChainRow> StoreImpl::ChainById(ChainId id) {
 
 Result<std::optional<ChainRow>> StoreImpl::LiveChain(NsId ns, std::string_view subject,
                                                      std::string_view relation) {
-  static constexpr char kSql[] = "SELECT " GS_CHAIN_COLS
-                                 " FROM chains WHERE ns_id = ? AND relation = ? AND subject = ? "
-                                 "AND state = 1";
+  static constexpr char kSql[] = GS_CHAIN_SELECT
+      "WHERE c.ns_id = ? AND c.relation = ? AND c.subject = ? AND c.state = 1";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
@@ -67,9 +67,9 @@ Result<std::optional<ChainRow>> StoreImpl::LiveChain(NsId ns, std::string_view s
 
 Result<std::optional<ChainRow>> StoreImpl::LatestChain(NsId ns, std::string_view subject,
                                                        std::string_view relation) {
-  static constexpr char kSql[] = "SELECT " GS_CHAIN_COLS
-                                 " FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? "
-                                 "ORDER BY state = 1 DESC, deleted_ns DESC, id DESC LIMIT 1";
+  static constexpr char kSql[] = GS_CHAIN_SELECT
+      "WHERE c.ns_id = ? AND c.subject = ? AND c.relation = ? "
+      "ORDER BY c.state = 1 DESC, c.deleted_ns DESC, c.id DESC LIMIT 1";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
@@ -98,28 +98,6 @@ Result<ChainRow> StoreImpl::NewChain(NsId ns, std::string_view subject,
   return c;
 }
 
-Result<std::string> StoreImpl::GrainIdOf(std::int64_t grain_row) {
-  static constexpr char kSql[] = "SELECT grain_id FROM grains WHERE id = ?";
-  auto st = db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, grain_row);
-  StepResult r = st->Step();
-  if (r == StepResult::kRow) return st->ColumnBlob(0);
-  if (r == StepResult::kDone) return Status::Corruption("a chain head is missing");
-  return st->status();
-}
-
-Result<std::int64_t> StoreImpl::GrainBodyId(std::int64_t grain_row) {
-  static constexpr char kSql[] = "SELECT body_id FROM grains WHERE id = ?";
-  auto st = db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, grain_row);
-  StepResult r = st->Step();
-  if (r == StepResult::kRow) return st->ColumnIsNull(0) ? 0 : st->ColumnInt64(0);
-  if (r == StepResult::kDone) return Status::Corruption("a chain head is missing");
-  return st->status();
-}
-
 Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
                                         std::int64_t now) {
   static constexpr char kInsert[] =
@@ -129,11 +107,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   auto ns_name = NsName(spec.ns);
   if (!ns_name) return ns_name.error();
   std::string supersedes;
-  if (chain != nullptr && chain->head_grain != 0) {
-    auto prev = GrainIdOf(chain->head_grain);
-    if (!prev) return prev.error();
-    supersedes = std::move(*prev);
-  }
+  if (chain != nullptr && chain->head_grain != 0) supersedes = chain->head_id;
   GrainRef ref;
   ref.seq = chain != nullptr ? chain->head_seq + 1 : 0;
   GrainFields fields{.type = spec.type, .ns = *ns_name, .subject = spec.subject,
@@ -175,6 +149,8 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));
   if (chain != nullptr) {
     chain->head_grain = ref.row;
+    chain->head_id = ref.id;
+    chain->head_body = spec.body_id;
     chain->head_seq = ref.seq;
   }
   return ref;

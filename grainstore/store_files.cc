@@ -64,12 +64,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
         chain = std::move(*c);
       }
     }
-    std::int64_t head_body = -1;
-    if (chain.head_grain != 0) {
-      auto hb = GrainBodyId(chain.head_grain);
-      if (!hb) return hb.error();
-      head_body = *hb;
-    }
+    const std::int64_t head_body = chain.head_grain != 0 ? chain.head_body : -1;
     if (head_body != *body_id) {
       const bool first = chain.head_grain == 0;
       GrainSpec spec{.type = GrainType::kFact, .ns = n.ns, .subject = n.key,
@@ -83,9 +78,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
       out->new_version = true;
       out->grain_id = ToHex(g->id);
     } else {
-      auto gid = GrainIdOf(chain.head_grain);
-      if (!gid) return gid.error();
-      out->grain_id = ToHex(*gid);
+      out->grain_id = ToHex(chain.head_id);
     }
     out->seq = chain.head_seq;
     n.chain_id = chain.id;
@@ -114,13 +107,7 @@ Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vaca
   }
   GRAINSTORE_RETURN_IF_ERROR(
       SetChainState(chain->id, ChainState::kDeleted, now, vacate == Vacate::kVacate));
-  std::string head;
-  if (chain->head_grain != 0) {
-    auto h = GrainIdOf(chain->head_grain);
-    if (!h) return h.error();
-    head = std::move(*h);
-  }
-  return LogOp(n.ns, "delete", n.key, "", n.id, chain->id, head, now);
+  return LogOp(n.ns, "delete", n.key, "", n.id, chain->id, chain->head_id, now);
 }
 
 Status StoreImpl::RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate) {
@@ -153,12 +140,7 @@ Status AppendRenameGrain(StoreImpl* s, ChainId chain_id, std::string_view subjec
   if (chain->subject == subject) return Status::Ok();
   auto hash = s->BodyHash(body_id);
   if (!hash) return hash.error();
-  std::string prev;
-  if (chain->head_grain != 0) {
-    auto p = s->GrainIdOf(chain->head_grain);
-    if (!p) return p.error();
-    prev = std::move(*p);
-  }
+  const std::string prev = chain->head_id;
   GRAINSTORE_RETURN_IF_ERROR(s->SetChainSubject(chain_id, subject));
   chain->subject = std::string(subject);
   GrainSpec spec{.type = GrainType::kFact, .ns = chain->ns, .subject = subject,

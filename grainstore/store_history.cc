@@ -10,7 +10,7 @@
 namespace grainstore {
 namespace {
 
-ChainInfo ToInfo(StoreImpl* s, const ChainRow& c) {
+ChainInfo ToInfo(const ChainRow& c) {
   ChainInfo info;
   info.id = c.id;
   info.ns = c.ns;
@@ -21,8 +21,7 @@ ChainInfo ToInfo(StoreImpl* s, const ChainRow& c) {
   info.created_ns = c.created_ns;
   info.deleted_ns = c.deleted_ns;
   if (c.head_grain != 0) {
-    auto id = s->GrainIdOf(c.head_grain);
-    if (id) info.head_grain_id = ToHex(*id);
+    info.head_grain_id = ToHex(c.head_id);
   }
   return info;
 }
@@ -59,7 +58,7 @@ Result<ChainInfo> Store::FindChain(NsId ns, std::string_view subject, std::strin
   std::lock_guard lock(impl_->mu);
   auto chain = FindLatest(impl_.get(), ns, subject, relation);
   if (!chain) return chain.error();
-  return ToInfo(impl_.get(), *chain);
+  return ToInfo(*chain);
 }
 
 Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
@@ -139,9 +138,9 @@ Status Store::Restore(NsId ns, std::string_view key) {
   if (!existing.error().IsNotFound()) return existing.error();
   auto chain = s.ChainById(static_cast<ChainId>(chain_id));
   if (!chain) return chain.error();
-  auto body_id = s.GrainBodyId(chain->head_grain);
-  if (!body_id) return body_id.error();
-  auto body = s.BodyData(*body_id);
+  if (chain->head_grain == 0) return Status::Corruption("a chain head is missing");
+  const std::int64_t body_id = chain->head_body;
+  auto body = s.BodyData(body_id);
   if (!body) return body.error();
   std::int64_t now = NowNs();
   auto parent = s.EnsureParents(ns, key, now);
@@ -151,11 +150,10 @@ Status Store::Restore(NsId ns, std::string_view key) {
   auto node = s.InsertNode(ns, *parent, BaseName(key), spec, now);
   if (!node) return node.error();
   GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, false));
-  GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(*node, *body_id, body->size(), chain->id,
+  GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(*node, body_id, body->size(), chain->id,
                                                  Versioning::kVersioned, now, now));
-  auto head = s.GrainIdOf(chain->head_grain);
-  if (!head) return head.error();
-  GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "restore", key, "", node->info.id, chain->id, *head, now));
+  GRAINSTORE_RETURN_IF_ERROR(
+      s.LogOp(ns, "restore", key, "", node->info.id, chain->id, chain->head_id, now));
   return txn.Commit();
 }
 

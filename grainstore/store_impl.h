@@ -36,6 +36,8 @@ struct ChainRow {
   // The chain's last grain (by seq), read from grains_by_chain.
   std::int64_t head_grain = 0;  // grains.id of the head (0: none yet)
   std::uint32_t head_seq = 0;
+  std::int64_t head_body = 0;   // the head's body (0: none, or purged)
+  std::string head_id;          // the head's raw grain id ("" when none)
   std::int64_t created_ns = 0;
   std::int64_t deleted_ns = 0;
   bool revivable = false;
@@ -132,8 +134,6 @@ class StoreImpl {
   // Appends a grain to `chain` (and sets its head fields), or a standalone grain
   // when chain is null.
   Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
-  Result<std::string> GrainIdOf(std::int64_t grain_row);
-  Result<std::int64_t> GrainBodyId(std::int64_t grain_row);
   Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, bool revivable);
   Status SetChainSubject(ChainId id, std::string_view subject);
   // Removes a chain and its grains entirely (a short-lived temp file's).

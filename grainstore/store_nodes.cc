@@ -312,28 +312,35 @@ Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
 }
 
 Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out) {
+  // Insert first: new content is the common case, and a conflict on the hash
+  // index (content already stored) falls back to the lookup.
+  static constexpr char kInsert[] =
+      "INSERT INTO bodies(hash, size, data) VALUES(?, ?, ?) ON CONFLICT(hash) DO NOTHING "
+      "RETURNING id";
   static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
-  static constexpr char kInsert[] = "INSERT INTO bodies(hash, size, data) VALUES(?, ?, ?)";
   std::string hash = HashBody(body);
+  if (hash_out) *hash_out = hash;
   {
-    auto st = db.Prepare(kFind);
+    auto st = db.Prepare(kInsert);
     if (!st) return st.error();
     st->BindBlob(1, hash);
-    StepResult r = st->Step();
-    if (r == StepResult::kError) return st->status();
-    if (r == StepResult::kRow) {
-      if (hash_out) *hash_out = hash;
-      return st->ColumnInt64(0);
+    st->BindInt64(2, static_cast<std::int64_t>(body.size()));
+    st->BindBlob(3, body);
+    switch (st->Step()) {
+      case StepResult::kRow: return st->ColumnInt64(0);
+      case StepResult::kDone: break;
+      case StepResult::kError: return st->status();
     }
   }
-  auto st = db.Prepare(kInsert);
+  auto st = db.Prepare(kFind);
   if (!st) return st.error();
   st->BindBlob(1, hash);
-  st->BindInt64(2, static_cast<std::int64_t>(body.size()));
-  st->BindBlob(3, body);
-  GRAINSTORE_RETURN_IF_ERROR(st->Run());
-  if (hash_out) *hash_out = hash;
-  return db.LastInsertRowid();
+  switch (st->Step()) {
+    case StepResult::kRow: return st->ColumnInt64(0);
+    case StepResult::kDone: return Status::Corruption("a body vanished while being interned");
+    case StepResult::kError: break;
+  }
+  return st->status();
 }
 
 Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
