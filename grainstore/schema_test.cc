@@ -1,44 +1,20 @@
 // Schema migrations and the body reference counts, checked against the raw
 // SQLite file.
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <string>
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "grainstore/store.h"
 #include "schema.h"
+#include "test_util.h"
 
 namespace grainstore {
 namespace {
 
 class SchemaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("schema_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "agent.db").string();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::int64_t RawInt(const std::string& sql) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    std::int64_t v = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-  }
+  std::int64_t RawInt(const std::string& sql) { return test::PlainInt(path_, sql); }
 
   // Bodies whose refs differ from the grains plus chainless nodes that point
   // at them, plus referrers whose body is missing.
@@ -53,8 +29,8 @@ class SchemaTest : public ::testing::Test {
         "  n.body_id NOT IN (SELECT id FROM bodies))");
   }
 
-  std::filesystem::path dir_;
-  std::string path_;
+  test::ScratchDir dir_{"schema_test"};
+  std::string path_ = dir_.File("agent.db");
 };
 
 TEST_F(SchemaTest, MigratesAVersion1Store) {

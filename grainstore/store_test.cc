@@ -12,28 +12,20 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 namespace grainstore {
 namespace {
 
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("grainstore_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "agent.db").string();
     auto s = Store::Open(path_);
     ASSERT_TRUE(s.has_value()) << s.error().ToString();
     store_ = std::move(*s);
     auto ns = store_->Namespace("default");
     ASSERT_TRUE(ns.has_value()) << ns.error().ToString();
     ns_ = *ns;
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   std::string Read(std::string_view key) {
@@ -46,8 +38,8 @@ class StoreTest : public ::testing::Test {
     return h.has_value() ? *h : std::vector<VersionInfo>{};
   }
 
-  std::filesystem::path dir_;
-  std::string path_;
+  test::ScratchDir dir_{"grainstore_test"};  // first: outlives the store
+  std::string path_ = dir_.File("agent.db");
   std::unique_ptr<Store> store_;
   NsId ns_ = 0;
 };
@@ -398,7 +390,7 @@ TEST_F(StoreTest, ConcurrentEditsFromThreadsAndProcessesLoseNothing) {
 }
 
 TEST_F(StoreTest, OpenRejectsForeignFiles) {
-  std::string junk = (dir_ / "junk.db").string();
+  std::string junk = dir_.File("junk.db");
   {
     std::ofstream out(junk, std::ios::binary);
     for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(i * 7 + 3));

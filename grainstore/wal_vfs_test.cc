@@ -8,11 +8,10 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <memory>
-#include <thread>
-
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -20,51 +19,15 @@
 #include "checkpointer.h"
 #include "db.h"
 #include "grainstore/store.h"
+#include "test_util.h"
 
 namespace grainstore {
 namespace {
 
 class WalVfsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("wal_vfs_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "t.db").string();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  // Opens a connection through SQLite's default VFS, as the sqlite3 shell
-  // or another program would.
-  sqlite3* OpenPlain() {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    return db;
-  }
-  static std::int64_t PlainInt(sqlite3* db, const char* sql) {
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    std::int64_t v = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-  }
-  static std::string PlainText(sqlite3* db, const char* sql) {
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    std::string v;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-      v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
-    return v;
-  }
-
-  std::filesystem::path dir_;
-  std::string path_;
+  test::ScratchDir dir_{"wal_vfs_test"};
+  std::string path_ = dir_.File("t.db");
 };
 
 TEST_F(WalVfsTest, RegistersBesideTheDefault) {
@@ -85,10 +48,8 @@ TEST_F(WalVfsTest, LargeCommitsAreReadableThroughTheDefaultVfs) {
     std::string sql = fmt::format("INSERT INTO t(v) VALUES(zeroblob({}))", size);
     ASSERT_TRUE(db.Exec(sql.c_str()).ok());
   }
-  sqlite3* plain = OpenPlain();
-  EXPECT_EQ(PlainInt(plain, "SELECT sum(length(v)) FROM t"), 100 + (200 << 10) + (3 << 20));
-  EXPECT_EQ(PlainText(plain, "PRAGMA integrity_check"), "ok");
-  sqlite3_close(plain);
+  EXPECT_EQ(test::PlainInt(path_, "SELECT sum(length(v)) FROM t"), 100 + (200 << 10) + (3 << 20));
+  EXPECT_EQ(test::PlainText(path_, "PRAGMA integrity_check"), "ok");
 }
 
 // A transaction that spills frames into the WAL and then rolls back must
@@ -113,10 +74,8 @@ TEST_F(WalVfsTest, SpilledFramesOfARolledBackTransactionNeverOverwriteLaterCommi
         fmt::format("INSERT INTO t(v) VALUES(zeroblob(5000)), (randomblob({}))", 100 + round);
     ASSERT_TRUE(b.Exec(sql.c_str()).ok());
   }
-  sqlite3* plain = OpenPlain();
-  EXPECT_EQ(PlainInt(plain, "SELECT count(*) FROM t"), 6);
-  EXPECT_EQ(PlainText(plain, "PRAGMA integrity_check"), "ok");
-  sqlite3_close(plain);
+  EXPECT_EQ(test::PlainInt(path_, "SELECT count(*) FROM t"), 6);
+  EXPECT_EQ(test::PlainText(path_, "PRAGMA integrity_check"), "ok");
   auto n = a.QueryInt("SELECT count(*) FROM t");
   ASSERT_TRUE(n.has_value());
   EXPECT_EQ(*n, 6);
@@ -148,9 +107,7 @@ TEST_F(WalVfsTest, CheckpointerKeepsTheWalBounded) {
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(*r, body + "5999");
   }
-  sqlite3* plain = OpenPlain();
-  EXPECT_EQ(PlainText(plain, "PRAGMA integrity_check"), "ok");
-  sqlite3_close(plain);
+  EXPECT_EQ(test::PlainText(path_, "PRAGMA integrity_check"), "ok");
 }
 
 // A forked child holds a copy of the Checkpointer but not its thread:
