@@ -4,10 +4,9 @@
 // commit that grows the WAL by another kBackgroundFrames wakes a thread that
 // runs a PASSIVE checkpoint on its own connection while writers go on (one
 // pass per step, not per commit: each pass syncs the WAL and the database);
-// a commit
-// that finds it past kInlineFrames checkpoints inline, which copies only
-// what the thread has not yet copied and lets the next writer restart the
-// WAL from its beginning (a checkpoint running beside a busy writer never
+// a commit that finds it past kInlineFrames checkpoints inline, which copies
+// only what the thread has not yet copied and lets the next writer restart
+// the WAL from its beginning (a checkpoint running beside a busy writer never
 // catches up fully on its own). The inline bound also keeps the WAL finite
 // when no thread runs (a checkpoint that failed to start, a forked child).
 #ifndef GRAINSTORE_CHECKPOINTER_H_

@@ -210,16 +210,14 @@ Result<NodeRow> StoreImpl::EnsureParents(NsId ns, std::string_view key, std::int
   // Usually the parent exists: one lookup by key instead of a walk. A parent
   // that is a file has only directories above it, so the walk would stop at
   // it too.
-  if (std::size_t slash = key.rfind('/'); slash != std::string_view::npos && slash > 0) {
-    auto parent = NodeByKey(ns, key.substr(0, slash));
-    if (parent) {
-      if (parent->info.kind != NodeKind::kDirectory) {
-        return Status::NotADirectory(fmt::format("{} is not a directory", parent->info.key));
-      }
-      return parent;
+  auto parent = NodeByKey(ns, ParentKey(key));
+  if (parent) {
+    if (parent->info.kind != NodeKind::kDirectory) {
+      return Status::NotADirectory(fmt::format("{} is not a directory", parent->info.key));
     }
-    if (!parent.error().IsNotFound()) return parent.error();
+    return parent;
   }
+  if (!parent.error().IsNotFound()) return parent.error();
   auto root = Root(ns);
   if (!root) return root.error();
   auto cur = NodeById(*root);
