@@ -26,9 +26,12 @@ def test_node_suite():
     ensure_sdk()
     proc = subprocess.run(["node", "--test", str(NODE_TESTS)], env=node_env(), capture_output=True,
                           text=True, timeout=900, cwd=ROOT)
-    summary = "\n".join(line for line in proc.stdout.splitlines()
-                        if line.startswith(("# ", "not ok")))
-    assert proc.returncode == 0, f"{summary}\n{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
+    lines = proc.stdout.splitlines()
+    summary = "\n".join(line for line in lines if line.startswith(("# ", "not ok")))
+    # Each failed test's diagnostics (its YAML block: error, expected, actual, stack).
+    failures = "\n".join("\n".join(lines[i:i + 40]) for i, line in enumerate(lines)
+                         if line.startswith("not ok"))
+    assert proc.returncode == 0, f"{failures}\n{summary}\n{proc.stderr[-2000:]}"
     passed = int(re.search(r"^# pass (\d+)$", proc.stdout, re.M).group(1))
     failed = int(re.search(r"^# fail (\d+)$", proc.stdout, re.M).group(1))
     skipped = int(re.search(r"^# skipped (\d+)$", proc.stdout, re.M).group(1))
