@@ -132,6 +132,15 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
     return s;
   }
   sqlite3_extended_result_codes(db_, 1);
+  // Counted as the commit starts: a commit that then fails only makes
+  // commits() move when the database did not.
+  sqlite3_commit_hook(
+      db_,
+      [](void* self) -> int {
+        ++static_cast<Db*>(self)->commits_;
+        return 0;
+      },
+      this);
   return Status::Ok();
 }
 

@@ -81,6 +81,9 @@ class Db {
   // call CheckpointPassive on this Db.
   using WalHook = void (*)(void* arg, int frames);
   void SetWalHook(WalHook fn, void* arg);
+  // How many transactions this connection has committed (PRAGMA
+  // data_version counts only other connections' commits).
+  std::uint64_t commits() const { return commits_; }
   // Copies what it can of the WAL into the database without waiting for or
   // blocking other connections (SQLITE_CHECKPOINT_PASSIVE). Busy is not an
   // error: another checkpoint was running.
@@ -94,6 +97,7 @@ class Db {
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
   WalHook wal_hook_ = nullptr;
   void* wal_hook_arg_ = nullptr;
+  std::uint64_t commits_ = 0;
 };
 
 // A write (BEGIN IMMEDIATE) or read (BEGIN DEFERRED) transaction that rolls

@@ -18,6 +18,7 @@
 #include "grainstore/options.h"
 #include "grainstore/store.h"
 #include "grainstore/types.h"
+#include "read_cache.h"
 
 namespace grainstore {
 
@@ -81,6 +82,7 @@ class StoreImpl {
   std::unordered_map<std::string, NsId> ns_ids;
   std::unordered_map<NsId, std::string> ns_names;
   std::unordered_map<NsId, NodeId> roots;
+  ReadCache read_cache;  // ReadFile's recent results (see read_cache.h)
 
   // ---- namespaces (store.cc)
   Result<NsId> ResolveNs(std::string_view name, bool create);

@@ -6,6 +6,7 @@
 
 #include "grainstore/path.h"
 #include "grainstore/store.h"
+#include "schema.h"
 #include "store_impl.h"
 
 namespace grainstore {
@@ -26,12 +27,26 @@ Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
 
 Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* info) {
   std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  // One read transaction: the stamp and the row describe the same state.
+  Transaction txn(&s.db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin(Transaction::Kind::kRead));
+  auto version = grainstore::DataVersion(&s.db);
+  if (!version) return version.error();
+  s.read_cache.Observe({.data_version = *version, .commits = s.db.commits()});
+  if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) {
+    GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+    if (info != nullptr) *info = hit->info;
+    return hit->body;
+  }
   std::string body;
-  auto row = impl_->NodeByKeyWithBody(ns, key, &body);
+  auto row = s.NodeByKeyWithBody(ns, key, &body);
   if (!row) return row.error();
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   if (row->info.kind != NodeKind::kFile) {
     return Status::IsADirectory(fmt::format("{} is not a file", key));
   }
+  s.read_cache.Put(row->info, body);
   if (info != nullptr) *info = std::move(row->info);
   return body;
 }

@@ -1,0 +1,47 @@
+#include "read_cache.h"
+
+#include <cstring>
+
+namespace grainstore {
+
+std::string ReadCache::MapKey(NsId ns, std::string_view key) {
+  std::string k(sizeof ns + key.size(), '\0');
+  std::memcpy(k.data(), &ns, sizeof ns);
+  std::memcpy(k.data() + sizeof ns, key.data(), key.size());
+  return k;
+}
+
+void ReadCache::Observe(Stamp now) {
+  if (observed_ && now == stamp_) return;
+  Clear();
+  stamp_ = now;
+  observed_ = true;
+}
+
+const ReadCache::Entry* ReadCache::Find(NsId ns, std::string_view key) const {
+  if (entries_.empty()) return nullptr;
+  auto it = entries_.find(MapKey(ns, key));
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void ReadCache::Put(const NodeInfo& info, std::string_view body) {
+  if (!observed_ || body.size() > kMaxBodyBytes) return;
+  const std::size_t cost = body.size() + info.key.size() + sizeof(Entry);
+  if (bytes_ + cost > kMaxBytes || entries_.size() >= kMaxEntries) {
+    entries_.clear();
+    bytes_ = 0;
+  }
+  auto [it, inserted] = entries_.try_emplace(MapKey(info.ns, info.key));
+  if (!inserted) bytes_ -= it->second.body.size() + it->second.info.key.size() + sizeof(Entry);
+  it->second.info = info;
+  it->second.body.assign(body.data(), body.size());
+  bytes_ += cost;
+}
+
+void ReadCache::Clear() {
+  entries_.clear();
+  bytes_ = 0;
+  observed_ = false;
+}
+
+}  // namespace grainstore

@@ -1,0 +1,152 @@
+#include "read_cache.h"
+
+#include <sqlite3.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "db.h"
+#include "grainstore/store.h"
+#include "test_util.h"
+
+namespace grainstore {
+namespace {
+
+NodeInfo File(NsId ns, std::string key) {
+  NodeInfo info;
+  info.ns = ns;
+  info.key = std::move(key);
+  return info;
+}
+
+TEST(ReadCacheTest, KeepsEntriesOnlyForTheStateTheyWereReadAt) {
+  ReadCache cache;
+  cache.Observe({.data_version = 1, .commits = 0});
+  cache.Put(File(1, "/memories/a"), "alpha");
+  ASSERT_NE(cache.Find(1, "/memories/a"), nullptr);
+  EXPECT_EQ(cache.Find(1, "/memories/a")->body, "alpha");
+  EXPECT_EQ(cache.Find(2, "/memories/a"), nullptr);  // namespaces are apart
+  cache.Observe({.data_version = 1, .commits = 0});
+  EXPECT_NE(cache.Find(1, "/memories/a"), nullptr);
+  cache.Observe({.data_version = 1, .commits = 1});  // this connection committed
+  EXPECT_EQ(cache.Find(1, "/memories/a"), nullptr);
+  cache.Put(File(1, "/memories/a"), "beta");
+  cache.Observe({.data_version = 2, .commits = 1});  // another connection committed
+  EXPECT_EQ(cache.Find(1, "/memories/a"), nullptr);
+}
+
+TEST(ReadCacheTest, PutBeforeAnyObserveKeepsNothing) {
+  ReadCache cache;
+  cache.Put(File(1, "/memories/a"), "alpha");
+  EXPECT_EQ(cache.size(), 0u);
+}
+
+TEST(ReadCacheTest, StaysWithinItsBounds) {
+  ReadCache cache;
+  cache.Observe({});
+  cache.Put(File(1, "/memories/big"), std::string(ReadCache::kMaxBodyBytes + 1, 'x'));
+  EXPECT_EQ(cache.Find(1, "/memories/big"), nullptr);
+  const std::string body(ReadCache::kMaxBodyBytes, 'y');
+  std::size_t most = 0;
+  for (int i = 0; i < 40; ++i) {
+    cache.Put(File(1, "/memories/f" + std::to_string(i)), body);
+    most = std::max(most, cache.size());
+  }
+  EXPECT_LE(most * ReadCache::kMaxBodyBytes, ReadCache::kMaxBytes);
+  EXPECT_NE(cache.Find(1, "/memories/f39"), nullptr);  // the newest is kept
+  for (int i = 0; i < static_cast<int>(ReadCache::kMaxEntries) + 10; ++i) {
+    cache.Put(File(1, "/memories/s" + std::to_string(i)), "s");
+    ASSERT_LE(cache.size(), ReadCache::kMaxEntries);
+  }
+}
+
+TEST(DbCommitsTest, CountsWritesNotReads) {
+  test::ScratchDir dir("read_cache_test");
+  Db db;
+  ASSERT_TRUE(db.Open(dir.File("c.db"), true).ok());
+  ASSERT_TRUE(db.Exec("PRAGMA journal_mode = WAL").ok());
+  ASSERT_TRUE(db.Exec("CREATE TABLE t(x INTEGER)").ok());
+  const std::uint64_t after_create = db.commits();
+  EXPECT_GE(after_create, 1u);
+  {
+    Transaction txn(&db);
+    ASSERT_TRUE(txn.Begin(Transaction::Kind::kRead).ok());
+    ASSERT_TRUE(db.QueryInt("SELECT count(*) FROM t").has_value());
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  EXPECT_EQ(db.commits(), after_create);
+  ASSERT_TRUE(db.Exec("INSERT INTO t VALUES (1)").ok());
+  EXPECT_EQ(db.commits(), after_create + 1);
+  {
+    Transaction txn(&db);
+    ASSERT_TRUE(txn.Begin().ok());
+    ASSERT_TRUE(db.Exec("INSERT INTO t VALUES (2)").ok());
+  }  // rolled back: nothing committed
+  EXPECT_EQ(db.commits(), after_create + 1);
+}
+
+// ReadFile serves repeated reads from the cache; each of these changes must
+// still be seen by the very next read.
+class ReadFileCoherenceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Store::Open(path_);
+    ASSERT_TRUE(s.has_value()) << s.error().ToString();
+    store_ = std::move(*s);
+    ns_ = *store_->Namespace("default");
+    ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "one\n").has_value());
+    ASSERT_EQ(Read("/memories/a.md"), "one\n");
+    ASSERT_EQ(Read("/memories/a.md"), "one\n");  // now cached
+  }
+
+  std::string Read(std::string_view key, NodeInfo* info = nullptr) {
+    auto r = store_->ReadFile(ns_, key, info);
+    return r.has_value() ? *r : "<" + r.error().ToString() + ">";
+  }
+
+  test::ScratchDir dir_{"read_cache_test"};
+  std::string path_ = dir_.File("agent.db");
+  std::unique_ptr<Store> store_;
+  NsId ns_ = 0;
+};
+
+TEST_F(ReadFileCoherenceTest, SeesItsOwnWrites) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "two\n").has_value());
+  EXPECT_EQ(Read("/memories/a.md"), "two\n");
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/a.md", "/memories/b.md").ok());
+  EXPECT_EQ(Read("/memories/a.md").rfind("<", 0), 0u);
+  EXPECT_EQ(Read("/memories/b.md"), "two\n");
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/b.md").ok());
+  EXPECT_EQ(Read("/memories/b.md").rfind("<", 0), 0u);
+}
+
+TEST_F(ReadFileCoherenceTest, SeesAnotherStoresWrites) {
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value());
+  NsId ons = *(*other)->Namespace("default");
+  ASSERT_TRUE((*other)->PutFile(ons, "/memories/a.md", "three\n").has_value());
+  EXPECT_EQ(Read("/memories/a.md"), "three\n");
+  ASSERT_TRUE((*other)->DeleteKey(ons, "/memories/a.md").ok());
+  EXPECT_EQ(Read("/memories/a.md").rfind("<", 0), 0u);
+}
+
+TEST_F(ReadFileCoherenceTest, SeesAnotherProgramsWrites) {
+  NodeInfo before;
+  ASSERT_EQ(Read("/memories/a.md", &before), "one\n");
+  // A program using SQLite's default VFS, as the sqlite3 shell would.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  sqlite3_busy_timeout(raw, 5000);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "UPDATE nodes SET mtime_ns = mtime_ns + 7 WHERE key = '/memories/a.md'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  NodeInfo after;
+  ASSERT_EQ(Read("/memories/a.md", &after), "one\n");
+  EXPECT_EQ(after.mtime_ns, before.mtime_ns + 7);
+}
+
+}  // namespace
+}  // namespace grainstore
