@@ -154,6 +154,50 @@ UPDATE bodies SET refs = refs + c.n
 DELETE FROM bodies WHERE refs <= 0;
 )sql";
 
+// v2 -> v3: a create no longer writes sqlite_sequence.
+//  - nodes lose AUTOINCREMENT, which rewrote sqlite_sequence on every
+//    insert. Node ids (the mount's inode numbers) are still never reused:
+//    an insert takes one more than both the largest live id and
+//    counters.node_floor, which a delete raises to the id it removes, so it
+//    is written on deletes instead of on creates. It starts at the highest
+//    id AUTOINCREMENT ever handed out.
+//  - counters: named integers kept in the store.
+constexpr char kMigrateV2ToV3[] = R"sql(
+CREATE TABLE counters(
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+INSERT INTO counters(name, value)
+  VALUES('node_floor', coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'nodes'), 0));
+CREATE TABLE nodes_v3(
+  id INTEGER PRIMARY KEY,
+  ns_id INTEGER NOT NULL,
+  parent_id INTEGER,
+  name TEXT NOT NULL,
+  key TEXT NOT NULL,
+  kind INTEGER NOT NULL,
+  mode INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  gid INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  atime_ns INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL,
+  body_id INTEGER,
+  chain_id INTEGER NOT NULL DEFAULT 0,
+  versioning INTEGER NOT NULL DEFAULT 0,
+  symlink TEXT
+) STRICT;
+INSERT INTO nodes_v3(id, ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns,
+                     mtime_ns, ctime_ns, body_id, chain_id, versioning, symlink)
+  SELECT id, ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, mtime_ns,
+         ctime_ns, body_id, chain_id, versioning, symlink FROM nodes;
+DROP TABLE nodes;
+ALTER TABLE nodes_v3 RENAME TO nodes;
+CREATE UNIQUE INDEX nodes_by_parent ON nodes(parent_id, name);
+CREATE UNIQUE INDEX nodes_by_key ON nodes(ns_id, key);
+)sql";
+
 }  // namespace
 
 Status ConfigureConnection(Db* db, const Options& options) {
@@ -198,6 +242,7 @@ Status Migrate(Db* db) {
   }
   if (*version == 0) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kSchemaV1));
   if (*version <= 1) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV1ToV2));
+  if (*version <= 2) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV2ToV3));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

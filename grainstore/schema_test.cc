@@ -39,6 +39,8 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
   // archive/, a file in namespace "other", and two facts about alice.
   std::filesystem::copy_file(GRAINSTORE_TESTDATA "/store-v1.db", path_);
   ASSERT_EQ(RawInt("PRAGMA user_version"), 1);
+  const std::int64_t last_node_id = RawInt("SELECT seq FROM sqlite_sequence WHERE name = 'nodes'");
+  ASSERT_GT(last_node_id, RawInt("SELECT count(*) FROM nodes"));  // some were deleted
   {
     auto opened = Store::Open(path_);
     ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
@@ -79,8 +81,14 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
     ASSERT_TRUE(facts.has_value());
     ASSERT_EQ(facts->size(), 1u);
     EXPECT_EQ((*facts)[0].object, "coffee");
+
+    // Node ids go on past every id the v1 store ever handed out.
+    ASSERT_TRUE(store.PutFile(*ns, "/memories/new.md", "new\n").has_value());
+    EXPECT_GT(store.StatKey(*ns, "/memories/new.md")->id, static_cast<NodeId>(last_node_id));
   }
   EXPECT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(RawInt("SELECT value FROM counters WHERE name = 'node_floor'"), last_node_id);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM sqlite_sequence WHERE name = 'nodes'"), 0);
   EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('chains') WHERE name = 'head_grain'"),
             0);
   EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_index_list('grains') WHERE \"unique\" = 1"), 0);

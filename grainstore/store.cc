@@ -50,9 +50,9 @@ Result<NsId> StoreImpl::ResolveNs(std::string_view name, bool create) {
   static constexpr char kInsert[] =
       "INSERT INTO namespaces(name, root_id, created_ns) VALUES(?, 0, ?)";
   static constexpr char kInsertRoot[] =
-      "INSERT INTO nodes(ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
+      "INSERT INTO nodes(id, ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
       "mtime_ns, ctime_ns, body_id, chain_id, versioning, symlink) "
-      "VALUES(?, NULL, '', ?, 1, 493, ?, ?, 4096, ?, ?, ?, NULL, 0, 1, NULL)";
+      "VALUES(" GS_NEXT_NODE_ID ", ?, NULL, '', ?, 1, 493, ?, ?, 4096, ?, ?, ?, NULL, 0, 1, NULL)";
   static constexpr char kSetRoot[] = "UPDATE namespaces SET root_id = ? WHERE id = ?";
   auto cached = ns_ids.find(std::string(name));
   if (cached != ns_ids.end()) return cached->second;

@@ -64,6 +64,13 @@ struct GrainRef {
   std::uint32_t seq = 0;
 };
 
+// The id of the next node: past every live id and every id ever deleted
+// (counters.node_floor), so node ids, the mount's inode numbers, are never
+// reused. An SQL expression for INSERT INTO nodes.
+#define GS_NEXT_NODE_ID                                                             \
+  "max(coalesce((SELECT max(id) FROM nodes), 0), "                                 \
+  "coalesce((SELECT value FROM counters WHERE name = 'node_floor'), 0)) + 1"
+
 std::int64_t NowNs();
 
 // TooLarge when a body exceeds Limits::kMaxBodyBytes.

@@ -151,9 +151,9 @@ Result<std::vector<NodeRow>> StoreImpl::Descendants(NsId ns, std::string_view ke
 Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::string_view name,
                                       const NewNode& spec, std::int64_t now) {
   static constexpr char kSql[] =
-      "INSERT INTO nodes(ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
+      "INSERT INTO nodes(id, ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
       "mtime_ns, ctime_ns, body_id, chain_id, versioning, symlink) "
-      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)";
+      "VALUES(" GS_NEXT_NODE_ID ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)";
   if (parent.info.kind != NodeKind::kDirectory) {
     return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
   }
@@ -261,10 +261,15 @@ Status StoreImpl::TouchDir(NodeId dir, std::int64_t now) {
 
 Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
   static constexpr char kSql[] = "DELETE FROM nodes WHERE id = ?";
-  auto st = db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
-  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  // Keeps the id from being handed out again (see GS_NEXT_NODE_ID).
+  static constexpr char kRaiseFloor[] =
+      "UPDATE counters SET value = ?1 WHERE name = 'node_floor' AND value < ?1";
+  for (const char* sql : {kSql, kRaiseFloor}) {
+    auto st = db.Prepare(sql);
+    if (!st) return st.error();
+    st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
+    GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  }
   return node.info.chain_id == 0 ? AdjustRefs(node.body_id, -1) : Status::Ok();
 }
 

@@ -329,6 +329,26 @@ TEST_F(StoreTest, OpLogRecordsEveryOperationWithCursor) {
   EXPECT_EQ(*store_->LastOpSeq(), (*ops)[3].seq);
 }
 
+TEST_F(StoreTest, NodeIdsAreNeverReused) {
+  // Node ids are the mount's inode numbers: the kernel may still hold a
+  // deleted file's. The newest node is deleted, then a file takes its place.
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "a").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/b.md", "b").has_value());
+  const NodeId b = store_->StatKey(ns_, "/memories/b.md")->id;
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/b.md").ok());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/c.md", "c").has_value());
+  EXPECT_GT(store_->StatKey(ns_, "/memories/c.md")->id, b);
+  // And across reopening the store.
+  const NodeId c = store_->StatKey(ns_, "/memories/c.md")->id;
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/c.md").ok());
+  store_.reset();
+  auto reopened = Store::Open(path_);
+  ASSERT_TRUE(reopened.has_value());
+  store_ = std::move(*reopened);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/d.md", "d").has_value());
+  EXPECT_GT(store_->StatKey(ns_, "/memories/d.md")->id, c);
+}
+
 TEST_F(StoreTest, DataVersionChangesOnOtherConnectionsCommit) {
   auto other = Store::Open(path_);
   ASSERT_TRUE(other.has_value());
