@@ -27,7 +27,7 @@ namespace grainstore {
 class Checkpointer {
  public:
   static constexpr int kBackgroundFrames = 1024;
-  static constexpr int kInlineFrames = 8192;
+  static constexpr int kInlineFrames = 16384;
 
   // `path` is the database the writer has open; the thread opens its own
   // connection to it on first use.
