@@ -1,4 +1,6 @@
 // Chains and grains: append-only version lists with content-derived ids.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "grain_id.h"
@@ -11,7 +13,7 @@ namespace {
 #define GS_CHAIN_SELECT                                                                      \
   "SELECT c.id, c.ns_id, c.relation, c.subject, c.state, coalesce(h.id, 0), "              \
   "coalesce(h.seq, 0), c.created_ns, c.deleted_ns, c.revivable, coalesce(h.body_id, 0), "  \
-  "h.grain_id FROM chains AS c LEFT JOIN grains AS h ON h.id = "                           \
+  "h.grain_id, coalesce(h.created_ns, 0) FROM chains AS c LEFT JOIN grains AS h ON h.id = " \
   "(SELECT g.id FROM grains AS g WHERE g.chain_id = c.id ORDER BY g.seq DESC LIMIT 1) "
 
 ChainRow ReadChain(const Statement& st) {
@@ -28,6 +30,7 @@ ChainRow ReadChain(const Statement& st) {
   c.revivable = st.ColumnInt64(9) != 0;
   c.head_body = st.ColumnInt64(10);
   if (!st.ColumnIsNull(11)) c.head_id = st.ColumnBlob(11);
+  c.head_created_ns = st.ColumnInt64(12);
   return c;
 }
 
@@ -110,6 +113,9 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   if (chain != nullptr && chain->head_grain != 0) supersedes = chain->head_id;
   GrainRef ref;
   ref.seq = chain != nullptr ? chain->head_seq + 1 : 0;
+  // A version is never older than the one it supersedes, even when the
+  // wall clock steps back between two writes.
+  if (chain != nullptr && chain->head_grain != 0) now = std::max(now, chain->head_created_ns);
   GrainFields fields{.type = spec.type, .ns = *ns_name, .subject = spec.subject,
                      .relation = spec.relation, .object = spec.object,
                      .body_hash = spec.body_hash, .supersedes = supersedes,
@@ -152,6 +158,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
     chain->head_id = ref.id;
     chain->head_body = spec.body_id;
     chain->head_seq = ref.seq;
+    chain->head_created_ns = now;
   }
   return ref;
 }

@@ -39,6 +39,7 @@ struct ChainRow {
   std::uint32_t head_seq = 0;
   std::int64_t head_body = 0;   // the head's body (0: none, or purged)
   std::string head_id;          // the head's raw grain id ("" when none)
+  std::int64_t head_created_ns = 0;
   std::int64_t created_ns = 0;
   std::int64_t deleted_ns = 0;
   bool revivable = false;

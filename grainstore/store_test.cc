@@ -1,5 +1,6 @@
 #include "grainstore/store.h"
 
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -327,6 +328,23 @@ TEST_F(StoreTest, OpLogRecordsEveryOperationWithCursor) {
   auto tail = store_->ReadOps(ns_, (*ops)[1].seq, 100);
   ASSERT_EQ(tail->size(), 2u);
   EXPECT_EQ(*store_->LastOpSeq(), (*ops)[3].seq);
+}
+
+TEST_F(StoreTest, AVersionIsNeverOlderThanTheOneItSupersedes) {
+  // The wall clock may step back between two writes (NTP, a VM resumed).
+  // Stand-in: the first version's time lies an hour ahead.
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/t.md", "one\n").has_value());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  sqlite3_busy_timeout(raw, 5000);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE grains SET created_ns = created_ns + 3600000000000",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/t.md", "two\n").has_value());
+  auto h = Hist("/memories/t.md");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_GE(h[1].created_ns, h[0].created_ns) << h[0].created_ns << " " << h[1].created_ns;
 }
 
 TEST_F(StoreTest, NodeIdsAreNeverReused) {
