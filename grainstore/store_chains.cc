@@ -152,7 +152,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   st->BindInt64(14, now);
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
   ref.row = db.LastInsertRowid();
-  GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));
+  if (!spec.body_counted) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));
   if (chain != nullptr) {
     chain->head_grain = ref.row;
     chain->head_id = ref.id;

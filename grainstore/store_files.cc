@@ -22,7 +22,12 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   NodeInfo& n = node->info;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::string hash;
-  auto body_id = InternBody(body, &hash);
+  // A versioned file's new body is referenced by exactly the one grain
+  // appended below (new content always differs from the head's), so a body
+  // row inserted here starts with that reference.
+  const bool versioned = n.versioning != Versioning::kUnversioned;
+  bool inserted = false;
+  auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted);
   if (!body_id) return body_id.error();
   const NodeRow before = *node;
   out->created = false;
@@ -70,7 +75,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
       GrainSpec spec{.type = GrainType::kFact, .ns = n.ns, .subject = n.key,
                      .relation = kMemoryFileRelation, .object = "", .body_id = *body_id,
                      .body_hash = hash, .size = body.size(), .op = first ? "create" : "edit",
-                     .derived_from = ""};
+                     .derived_from = "", .body_counted = inserted};
       auto g = AppendGrain(&chain, spec, now);
       if (!g) return g.error();
       GRAINSTORE_RETURN_IF_ERROR(

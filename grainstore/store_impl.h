@@ -57,6 +57,7 @@ struct GrainSpec {
   std::uint64_t size = 0;
   std::string_view op;
   std::string_view derived_from;  // raw grain id or ""
+  bool body_counted = false;      // the body row already counts this grain
 };
 
 struct GrainRef {
@@ -125,7 +126,10 @@ class StoreImpl {
                            std::int64_t now);
 
   // ---- bodies (store_nodes.cc)
-  Result<std::int64_t> InternBody(std::string_view body, std::string* hash_out);
+  // The id of the body row holding `body`, inserted if new with `new_refs`
+  // references already counted (*inserted tells which happened).
+  Result<std::int64_t> InternBody(std::string_view body, std::string* hash_out,
+                                  std::int64_t new_refs = 0, bool* inserted = nullptr);
   Result<std::string> BodyData(std::int64_t body_id);
   Result<std::string> BodyHash(std::int64_t body_id);
   // Adds `delta` references to a body (refs = grains + chainless nodes

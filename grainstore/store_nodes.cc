@@ -314,12 +314,14 @@ Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
   return held ? AdjustRefs(before.body_id, -1) : Status::Ok();
 }
 
-Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out) {
+Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out,
+                                           std::int64_t new_refs, bool* inserted) {
   // Insert first: new content is the common case, and a conflict on the hash
   // index (content already stored) falls back to the lookup.
   static constexpr char kInsert[] =
-      "INSERT INTO bodies(hash, size, data) VALUES(?, ?, ?) ON CONFLICT(hash) DO NOTHING "
+      "INSERT INTO bodies(hash, size, data, refs) VALUES(?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING "
       "RETURNING id";
+  if (inserted) *inserted = false;
   static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
   std::string hash = HashBody(body);
   if (hash_out) *hash_out = hash;
@@ -329,8 +331,11 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
     st->BindBlob(1, hash);
     st->BindInt64(2, static_cast<std::int64_t>(body.size()));
     st->BindBlob(3, body);
+    st->BindInt64(4, new_refs);
     switch (st->Step()) {
-      case StepResult::kRow: return st->ColumnInt64(0);
+      case StepResult::kRow:
+        if (inserted) *inserted = true;
+        return st->ColumnInt64(0);
       case StepResult::kDone: break;
       case StepResult::kError: return st->status();
     }
