@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -159,11 +160,24 @@ fuse_lowlevel_ops BuildOperations() {
   return ops;
 }
 
-int RunMount(const MountOptions& options) {
-  SetLogVerbose(options.debug);
-  if (options.mountpoint.empty() || options.db_path.empty()) {
+int RunMount(const MountOptions& given) {
+  SetLogVerbose(given.debug);
+  if (given.mountpoint.empty() || given.db_path.empty()) {
     Log(LogLevel::kError, "a mountpoint and a store path are required");
     return 2;
+  }
+  // fuse_daemonize() moves the process to "/", after which the store is
+  // opened again and the mountpoint unmounted: relative paths must name the
+  // same files there as here.
+  MountOptions options = given;
+  for (std::string* path : {&options.db_path, &options.mountpoint}) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(*path, ec);
+    if (ec) {
+      Log(LogLevel::kError, "cannot resolve {}: {}", *path, ec.message());
+      return 2;
+    }
+    *path = absolute.lexically_normal().string();
   }
   OpenedStore opened;
   if (int rc = OpenStore(options, &opened); rc != 0) return rc;

@@ -76,6 +76,33 @@ def test_mount_daemonizes_and_umount(areev_bin, run_areev, db, tmp_path):
     assert run_areev("cat", "/memories/d.md", "--db", db).stdout == "daemon\n"
 
 
+def test_mount_daemonized_with_relative_paths(areev_bin, tmp_path):
+    # The daemon moves to "/" after forking: a relative --db and mountpoint
+    # must still name the files in the directory the command ran in.
+    name = f"relative-{os.getpid()}-{time.monotonic_ns()}.db"
+    (tmp_path / "mnt").mkdir()
+
+    def areev(*args):
+        return subprocess.run([areev_bin, *args], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60)
+
+    try:
+        proc = areev("mount", "mnt", "--db", name)
+        assert proc.returncode == 0, proc.stderr
+        wait_mounted(str(tmp_path / "mnt"), None)
+        (tmp_path / "mnt" / "rel.md").write_text("through a relative path\n")
+        assert areev("cat", "/memories/rel.md", "--db", name).stdout == "through a relative path\n"
+        assert areev("umount", "mnt").returncode == 0
+        deadline = time.monotonic() + 10
+        while os.path.ismount(str(tmp_path / "mnt")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not os.path.ismount(str(tmp_path / "mnt"))
+    finally:
+        force_unmount(str(tmp_path / "mnt"))
+    assert not os.path.exists("/" + name), "the daemon opened a store under /"
+    assert areev("cat", "/memories/rel.md", "--db", name).stdout == "through a relative path\n"
+
+
 def test_mount_usage_errors(run_areev, db, tmp_path):
     assert run_areev("mount", "--db", db).returncode == 2  # no mountpoint
     missing = run_areev("mount", str(tmp_path / "nope"), "--db", db, "-f")
