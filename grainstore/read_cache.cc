@@ -4,6 +4,15 @@
 
 namespace grainstore {
 
+namespace {
+
+// Bytes an entry accounts for: its body, its key, the entry itself.
+std::size_t Cost(const NodeInfo& info, std::string_view body) {
+  return body.size() + info.key.size() + sizeof(ReadCache::Entry);
+}
+
+}  // namespace
+
 std::string ReadCache::MapKey(NsId ns, std::string_view key) {
   std::string k(sizeof ns + key.size(), '\0');
   std::memcpy(k.data(), &ns, sizeof ns);
@@ -26,13 +35,13 @@ const ReadCache::Entry* ReadCache::Find(NsId ns, std::string_view key) const {
 
 void ReadCache::Put(const NodeInfo& info, std::string_view body) {
   if (!observed_ || body.size() > kMaxBodyBytes) return;
-  const std::size_t cost = body.size() + info.key.size() + sizeof(Entry);
+  const std::size_t cost = Cost(info, body);
   if (bytes_ + cost > kMaxBytes || entries_.size() >= kMaxEntries) {
     entries_.clear();
     bytes_ = 0;
   }
   auto [it, inserted] = entries_.try_emplace(MapKey(info.ns, info.key));
-  if (!inserted) bytes_ -= it->second.body.size() + it->second.info.key.size() + sizeof(Entry);
+  if (!inserted) bytes_ -= Cost(it->second.info, it->second.body);
   it->second.info = info;
   it->second.body.assign(body.data(), body.size());
   bytes_ += cost;

@@ -110,12 +110,14 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   auto ns_name = NsName(spec.ns);
   if (!ns_name) return ns_name.error();
   std::string supersedes;
-  if (chain != nullptr && chain->head_grain != 0) supersedes = chain->head_id;
+  if (chain != nullptr && chain->head_grain != 0) {
+    supersedes = chain->head_id;
+    // A version is never older than the one it supersedes, even when the
+    // wall clock steps back between two writes.
+    now = std::max(now, chain->head_created_ns);
+  }
   GrainRef ref;
   ref.seq = chain != nullptr ? chain->head_seq + 1 : 0;
-  // A version is never older than the one it supersedes, even when the
-  // wall clock steps back between two writes.
-  if (chain != nullptr && chain->head_grain != 0) now = std::max(now, chain->head_created_ns);
   GrainFields fields{.type = spec.type, .ns = *ns_name, .subject = spec.subject,
                      .relation = spec.relation, .object = spec.object,
                      .body_hash = spec.body_hash, .supersedes = supersedes,

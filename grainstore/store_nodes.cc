@@ -321,8 +321,8 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
   static constexpr char kInsert[] =
       "INSERT INTO bodies(hash, size, data, refs) VALUES(?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING "
       "RETURNING id";
-  if (inserted) *inserted = false;
   static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
+  if (inserted) *inserted = false;
   std::string hash = HashBody(body);
   if (hash_out) *hash_out = hash;
   {
