@@ -25,10 +25,22 @@ void UpdateInt(crypto_generichash_state* st, std::uint64_t v) {
 }  // namespace
 
 std::string HashBody(std::string_view body) {
+  BodyHasher hasher;
+  hasher.Update(body);
+  return hasher.Digest();
+}
+
+BodyHasher::BodyHasher() { crypto_generichash_init(&state_, nullptr, 0, kHashBytes); }
+
+void BodyHasher::Update(std::string_view piece) {
+  crypto_generichash_update(&state_, reinterpret_cast<const unsigned char*>(piece.data()),
+                            piece.size());
+}
+
+std::string BodyHasher::Digest() const {
+  crypto_generichash_state done = state_;
   std::string out(kHashBytes, '\0');
-  crypto_generichash(reinterpret_cast<unsigned char*>(out.data()), out.size(),
-                     reinterpret_cast<const unsigned char*>(body.data()), body.size(), nullptr,
-                     0);
+  crypto_generichash_final(&done, reinterpret_cast<unsigned char*>(out.data()), out.size());
   return out;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <sodium.h>
+
 #include "grainstore/types.h"
 
 namespace grainstore {
@@ -30,6 +32,20 @@ struct GrainFields {
 
 // Raw 32-byte ids.
 std::string HashBody(std::string_view body);
+
+// HashBody of a body fed in pieces. Digest() may be taken at any point and
+// feeding may go on after it, so a body that grows by appends is hashed by
+// copying the hasher of its prefix and feeding only the new bytes.
+class BodyHasher {
+ public:
+  BodyHasher();
+  void Update(std::string_view piece);
+  // The raw 32-byte hash of everything fed so far.
+  std::string Digest() const;
+
+ private:
+  crypto_generichash_state state_;
+};
 std::string ComputeGrainId(const GrainFields& fields);
 
 std::string ToHex(std::string_view raw);

@@ -198,6 +198,12 @@ CREATE UNIQUE INDEX nodes_by_parent ON nodes(parent_id, name);
 CREATE UNIQUE INDEX nodes_by_key ON nodes(ns_id, key);
 )sql";
 
+// v3 -> v4: delta bodies. A body may be stored as the bytes appended to
+// another body (base_id), which holds a reference from it; hash and size
+// stay those of the whole body. A file that grows by appends no longer
+// stores a whole copy per version.
+constexpr char kMigrateV3ToV4[] = "ALTER TABLE bodies ADD COLUMN base_id INTEGER;";
+
 }  // namespace
 
 Status ConfigureConnection(Db* db, const Options& options) {
@@ -243,6 +249,7 @@ Status Migrate(Db* db) {
   if (*version == 0) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kSchemaV1));
   if (*version <= 1) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV1ToV2));
   if (*version <= 2) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV2ToV3));
+  if (*version <= 3) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV3ToV4));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

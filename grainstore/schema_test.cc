@@ -16,18 +16,7 @@ class SchemaTest : public ::testing::Test {
  protected:
   std::int64_t RawInt(const std::string& sql) { return test::PlainInt(path_, sql); }
 
-  // Bodies whose refs differ from the grains plus chainless nodes that point
-  // at them, plus referrers whose body is missing.
-  std::int64_t RefMismatches() {
-    return RawInt(
-        "SELECT (SELECT count(*) FROM bodies b WHERE b.refs != "
-        "  (SELECT count(*) FROM grains g WHERE g.body_id = b.id) + "
-        "  (SELECT count(*) FROM nodes n WHERE n.body_id = b.id AND n.chain_id = 0)) + "
-        "(SELECT count(*) FROM grains g WHERE g.body_id IS NOT NULL AND "
-        "  g.body_id NOT IN (SELECT id FROM bodies)) + "
-        "(SELECT count(*) FROM nodes n WHERE n.body_id IS NOT NULL AND "
-        "  n.body_id NOT IN (SELECT id FROM bodies))");
-  }
+  std::int64_t RefMismatches() { return test::BodyRefMismatches(path_); }
 
   test::ScratchDir dir_{"schema_test"};
   std::string path_ = dir_.File("agent.db");

@@ -2,6 +2,9 @@
 // and moving subtrees. See docs/storage-format.md ("Versioning rules").
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+
 #include "grain_id.h"
 #include "grainstore/path.h"
 #include "store_impl.h"
@@ -27,9 +30,16 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   // row inserted here starts with that reference.
   const bool versioned = n.versioning != Versioning::kUnversioned;
   bool inserted = false;
-  auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted);
+  std::optional<BodyPlan> plan;
+  if (versioned) {
+    auto planned = PlanBody(*node, body);
+    if (!planned) return planned.error();
+    plan = std::move(*planned);
+  }
+  auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted, plan ? &*plan : nullptr);
   if (!body_id) return body_id.error();
   const NodeRow before = *node;
+  if (plan) KeepSealedBody(before, *body_id, inserted, std::move(*plan), body);
   out->created = false;
   out->new_version = false;
   if (n.versioning == Versioning::kUnversioned) {

@@ -13,8 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "append_bases.h"
 #include "checkpointer.h"
 #include "db.h"
+#include "grain_id.h"
 #include "grainstore/options.h"
 #include "grainstore/store.h"
 #include "grainstore/types.h"
@@ -60,6 +62,15 @@ struct GrainSpec {
   bool body_counted = false;      // the body row already counts this grain
 };
 
+// How a file's new body is to be stored (StoreImpl::PlanBody).
+struct BodyPlan {
+  std::string hash;           // raw hash of the whole body
+  std::int64_t base_id = 0;   // nonzero: store only the bytes past base_size,
+  std::size_t base_size = 0;  // as a delta on this body
+  int depth = 0;              // delta rows down to a whole body
+  BodyHasher hasher;          // has been fed the whole body
+};
+
 struct GrainRef {
   std::int64_t row = 0;
   std::string id;  // raw 32 bytes
@@ -92,6 +103,7 @@ class StoreImpl {
   std::unordered_map<NsId, std::string> ns_names;
   std::unordered_map<NsId, NodeId> roots;
   ReadCache read_cache;  // ReadFile's recent results (see read_cache.h)
+  AppendBases append_bases;  // bodies files were last sealed with (see append_bases.h)
 
   // ---- namespaces (store.cc)
   Result<NsId> ResolveNs(std::string_view name, bool create);
@@ -125,15 +137,27 @@ class StoreImpl {
                            ChainId chain, Versioning versioning, std::int64_t mtime,
                            std::int64_t now);
 
-  // ---- bodies (store_nodes.cc)
+  // ---- bodies (store_bodies.cc)
+  // Hashes the new body of a versioned file (`node` as stored) and, when it
+  // only appends to the body the file was last sealed with in this Store,
+  // plans it as a delta on that body.
+  Result<BodyPlan> PlanBody(const NodeRow& node, std::string_view body);
+  // Remembers the body just interned for `before`'s file, as the base for a
+  // later append.
+  void KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool inserted, BodyPlan plan,
+                      std::string_view body);
   // The id of the body row holding `body`, inserted if new with `new_refs`
-  // references already counted (*inserted tells which happened).
+  // references already counted (*inserted tells which happened). With a
+  // plan, its hash is used and a new row is stored as the plan says.
   Result<std::int64_t> InternBody(std::string_view body, std::string* hash_out,
-                                  std::int64_t new_refs = 0, bool* inserted = nullptr);
+                                  std::int64_t new_refs = 0, bool* inserted = nullptr,
+                                  const BodyPlan* plan = nullptr);
+  // The whole body, assembled from its delta rows when it has any.
   Result<std::string> BodyData(std::int64_t body_id);
   Result<std::string> BodyHash(std::int64_t body_id);
   // Adds `delta` references to a body (refs = grains + chainless nodes
-  // pointing at it); a body left with none is deleted.
+  // pointing at it + delta rows built on it); a body left with none is
+  // deleted, dropping its own reference on the body it extends.
   Status AdjustRefs(std::int64_t body_id, std::int64_t delta);
 
   // ---- chains and grains (store_chains.cc)

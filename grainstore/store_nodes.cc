@@ -1,9 +1,8 @@
-// Node rows and bodies: the tree as stored.
+// Node rows: the tree as stored.
 #include <time.h>
 
 #include <fmt/format.h>
 
-#include "grain_id.h"
 #include "grainstore/path.h"
 #include "store_impl.h"
 
@@ -76,16 +75,22 @@ Result<NodeRow> StoreImpl::NodeByKeyWithBody(NsId ns, std::string_view key, std:
   static constexpr char kSql[] =
       "SELECT n.id, n.ns_id, n.parent_id, n.name, n.key, n.kind, n.mode, n.uid, n.gid, n.size, "
       "n.atime_ns, n.mtime_ns, n.ctime_ns, n.body_id, n.chain_id, n.versioning, n.symlink, "
-      "b.data FROM nodes n LEFT JOIN bodies b ON b.id = n.body_id WHERE n.ns_id = ? AND n.key = ?";
+      "b.data, b.base_id FROM nodes n LEFT JOIN bodies b ON b.id = n.body_id "
+      "WHERE n.ns_id = ? AND n.key = ?";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
   st->BindText(2, key);
   auto row = OneNode(*st, key);
-  if (row && row->info.kind == NodeKind::kFile) {
+  if (!row || row->info.kind != NodeKind::kFile) return row;
+  if (st->ColumnIsNull(18)) {
     std::string_view data = st->ColumnBlobView(17);
     body->assign(data.data(), data.size());
+    return row;
   }
+  auto assembled = BodyData(row->body_id);  // stored as a delta
+  if (!assembled) return assembled.error();
+  *body = std::move(*assembled);
   return row;
 }
 
@@ -312,85 +317,6 @@ Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
   if (held && holds && before.body_id == body_id) return Status::Ok();
   if (holds) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(body_id, 1));
   return held ? AdjustRefs(before.body_id, -1) : Status::Ok();
-}
-
-Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out,
-                                           std::int64_t new_refs, bool* inserted) {
-  // Insert first: new content is the common case, and a conflict on the hash
-  // index (content already stored) falls back to the lookup.
-  static constexpr char kInsert[] =
-      "INSERT INTO bodies(hash, size, data, refs) VALUES(?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING "
-      "RETURNING id";
-  static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
-  if (inserted) *inserted = false;
-  std::string hash = HashBody(body);
-  if (hash_out) *hash_out = hash;
-  {
-    auto st = db.Prepare(kInsert);
-    if (!st) return st.error();
-    st->BindBlob(1, hash);
-    st->BindInt64(2, static_cast<std::int64_t>(body.size()));
-    st->BindBlob(3, body);
-    st->BindInt64(4, new_refs);
-    switch (st->Step()) {
-      case StepResult::kRow:
-        if (inserted) *inserted = true;
-        return st->ColumnInt64(0);
-      case StepResult::kDone: break;
-      case StepResult::kError: return st->status();
-    }
-  }
-  auto st = db.Prepare(kFind);
-  if (!st) return st.error();
-  st->BindBlob(1, hash);
-  switch (st->Step()) {
-    case StepResult::kRow: return st->ColumnInt64(0);
-    case StepResult::kDone: return Status::Corruption("a body vanished while being interned");
-    case StepResult::kError: break;
-  }
-  return st->status();
-}
-
-Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
-  static constexpr char kSql[] = "SELECT data FROM bodies WHERE id = ?";
-  if (body_id == 0) return std::string();
-  auto st = db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, body_id);
-  StepResult r = st->Step();
-  if (r == StepResult::kRow) return st->ColumnBlob(0);
-  if (r == StepResult::kDone) return Status::Corruption("a body is missing");
-  return st->status();
-}
-
-Result<std::string> StoreImpl::BodyHash(std::int64_t body_id) {
-  static constexpr char kSql[] = "SELECT hash FROM bodies WHERE id = ?";
-  if (body_id == 0) return HashBody("");
-  auto st = db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, body_id);
-  StepResult r = st->Step();
-  if (r == StepResult::kRow) return st->ColumnBlob(0);
-  if (r == StepResult::kDone) return Status::Corruption("a body is missing");
-  return st->status();
-}
-
-Status StoreImpl::AdjustRefs(std::int64_t body_id, std::int64_t delta) {
-  static constexpr char kAdjust[] = "UPDATE bodies SET refs = refs + ? WHERE id = ?";
-  static constexpr char kDrop[] = "DELETE FROM bodies WHERE id = ? AND refs <= 0";
-  if (body_id == 0 || delta == 0) return Status::Ok();
-  {
-    auto st = db.Prepare(kAdjust);
-    if (!st) return st.error();
-    st->BindInt64(1, delta);
-    st->BindInt64(2, body_id);
-    GRAINSTORE_RETURN_IF_ERROR(st->Run());
-  }
-  if (delta > 0) return Status::Ok();
-  auto st = db.Prepare(kDrop);
-  if (!st) return st.error();
-  st->BindInt64(1, body_id);
-  return st->Run();
 }
 
 }  // namespace grainstore

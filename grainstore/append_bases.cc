@@ -1,0 +1,35 @@
+#include "append_bases.h"
+
+#include <utility>
+
+namespace grainstore {
+
+const AppendBases::Entry* AppendBases::Find(NodeId node) const {
+  for (const auto& [id, entry] : entries_) {
+    if (id == node) return &entry;
+  }
+  return nullptr;
+}
+
+void AppendBases::Keep(NodeId node, Entry entry) {
+  Forget(node);
+  if (entry.content.size() > kMaxEntryBytes) return;
+  bytes_ += entry.content.size();
+  entries_.emplace_front(node, std::move(entry));
+  while (entries_.size() > kMaxEntries || bytes_ > kMaxBytes) {
+    bytes_ -= entries_.back().second.content.size();
+    entries_.pop_back();
+  }
+}
+
+void AppendBases::Forget(NodeId node) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == node) {
+      bytes_ -= it->second.content.size();
+      entries_.erase(it);
+      return;
+    }
+  }
+}
+
+}  // namespace grainstore

@@ -1,0 +1,55 @@
+// AppendBases: the body each recently sealed file was sealed with, kept so
+// that a seal which only appends to it can store just the new bytes (a delta
+// row on that body) and continue its hash instead of hashing the whole file
+// again. See docs/storage-format.md ("Delta bodies").
+//
+// An entry is a hint: before relying on one, the caller checks it against the
+// store (the file's current body id and that body's hash), so an entry left
+// behind by a rolled-back transaction or outdated by another process is
+// simply not used. Not thread-safe: the Store's mutex guards it.
+#ifndef GRAINSTORE_APPEND_BASES_H_
+#define GRAINSTORE_APPEND_BASES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <string>
+
+#include "grain_id.h"
+#include "grainstore/types.h"
+
+namespace grainstore {
+
+class AppendBases {
+ public:
+  struct Entry {
+    std::int64_t body_id = 0;
+    std::string hash;     // raw hash of content
+    std::string content;  // the whole body
+    int depth = 0;        // delta rows between this body and a whole one
+    BodyHasher hasher;    // has been fed content
+  };
+
+  static constexpr std::size_t kMaxEntries = 64;
+  static constexpr std::size_t kMaxBytes = 16u << 20;
+  static constexpr std::size_t kMaxEntryBytes = 4u << 20;
+
+  // The entry kept for `node`, or null.
+  const Entry* Find(NodeId node) const;
+  // Keeps `entry` for `node` in place of any earlier one, dropping the
+  // least recently kept entries past the limits. Content over kMaxEntryBytes
+  // is not kept (the node then has no entry).
+  void Keep(NodeId node, Entry entry);
+  void Forget(NodeId node);
+
+  std::size_t size() const { return entries_.size(); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::list<std::pair<NodeId, Entry>> entries_;  // most recently kept first
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_APPEND_BASES_H_

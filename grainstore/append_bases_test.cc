@@ -1,0 +1,49 @@
+#include "append_bases.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace grainstore {
+namespace {
+
+AppendBases::Entry EntryOf(std::int64_t body_id, std::size_t size) {
+  AppendBases::Entry e;
+  e.body_id = body_id;
+  e.content = std::string(size, 'x');
+  return e;
+}
+
+TEST(AppendBasesTest, KeepsOneEntryPerFileAndForgets) {
+  AppendBases bases;
+  bases.Keep(7, EntryOf(1, 100));
+  bases.Keep(7, EntryOf(2, 300));
+  ASSERT_NE(bases.Find(7), nullptr);
+  EXPECT_EQ(bases.Find(7)->body_id, 2);
+  EXPECT_EQ(bases.size(), 1u);
+  EXPECT_EQ(bases.bytes(), 300u);
+  EXPECT_EQ(bases.Find(8), nullptr);
+  bases.Forget(7);
+  EXPECT_EQ(bases.Find(7), nullptr);
+  EXPECT_EQ(bases.bytes(), 0u);
+}
+
+TEST(AppendBasesTest, DropsTheLeastRecentlyKeptPastItsLimits) {
+  AppendBases bases;
+  for (NodeId n = 1; n <= AppendBases::kMaxEntries + 5; ++n) bases.Keep(n, EntryOf(n, 10));
+  EXPECT_EQ(bases.size(), AppendBases::kMaxEntries);
+  EXPECT_EQ(bases.Find(5), nullptr);
+  EXPECT_NE(bases.Find(6), nullptr);
+  // Four entries of a quarter of the byte budget each, then one more.
+  const std::size_t quarter = AppendBases::kMaxBytes / 4;
+  for (NodeId n = 100; n < 105; ++n) bases.Keep(n, EntryOf(n, quarter));
+  EXPECT_LE(bases.bytes(), AppendBases::kMaxBytes);
+  EXPECT_EQ(bases.Find(100), nullptr);
+  EXPECT_NE(bases.Find(104), nullptr);
+  // Content past the per-entry limit is not kept, and replaces the old entry.
+  bases.Keep(104, EntryOf(9, AppendBases::kMaxEntryBytes + 1));
+  EXPECT_EQ(bases.Find(104), nullptr);
+}
+
+}  // namespace
+}  // namespace grainstore

@@ -1,0 +1,159 @@
+// Delta bodies: a file that grows by appends stores each version as the bytes
+// appended to an earlier body, and every version still reads back whole.
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "grain_id.h"
+#include "grainstore/store.h"
+#include "store_fixture.h"
+#include "test_util.h"
+
+namespace grainstore {
+namespace {
+
+constexpr char kKey[] = "/memories/log.md";
+
+class DeltaBodiesTest : public test::StoreFixture {
+ protected:
+  std::int64_t RawInt(const std::string& sql) { return test::PlainInt(path_, sql); }
+
+  // Writes `base`, then `appends` lines one by one; returns every version.
+  std::vector<std::string> Grow(const std::string& base, int appends, Store* store = nullptr) {
+    Store& s = store != nullptr ? *store : *store_;
+    std::vector<std::string> versions{base};
+    EXPECT_TRUE(s.PutFile(ns_, kKey, base).has_value());
+    for (int i = 0; i < appends; ++i) {
+      versions.push_back(versions.back() + "appended line " + std::to_string(i) + "\n");
+      EXPECT_TRUE(s.PutFile(ns_, kKey, versions.back()).has_value());
+    }
+    return versions;
+  }
+
+  void ExpectVersions(Store& store, const std::vector<std::string>& versions) {
+    for (std::size_t i = 0; i < versions.size(); ++i) {
+      auto v = store.ReadVersion(ns_, kKey, std::to_string(i + 1));
+      ASSERT_TRUE(v.has_value()) << v.error().ToString();
+      EXPECT_EQ(*v, versions[i]) << "version " << i + 1;
+    }
+  }
+
+  // The most rows any body is assembled from.
+  std::int64_t LongestDeltaChain() {
+    return RawInt(
+        "WITH RECURSIVE walk(start, id, n) AS ("
+        "  SELECT id, base_id, 1 FROM bodies "
+        "  UNION ALL SELECT w.start, b.base_id, w.n + 1 FROM walk w JOIN bodies b ON b.id = w.id) "
+        "SELECT max(n) FROM walk");
+  }
+
+  const std::string base_ = std::string(3000, 'b') + "\n";
+};
+
+TEST_F(DeltaBodiesTest, AppendsStoreOnlyTheNewBytes) {
+  auto versions = Grow(base_, 40);
+  ExpectVersions(*store_, versions);
+  EXPECT_EQ(Read(kKey), versions.back());
+  std::int64_t whole_bytes = 0;
+  for (const auto& v : versions) whole_bytes += static_cast<std::int64_t>(v.size());
+  EXPECT_EQ(RawInt("SELECT sum(size) FROM bodies"), whole_bytes);
+  // Every ninth version is stored whole; the rest hold only their new line.
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 5);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 36);
+  EXPECT_LT(RawInt("SELECT sum(length(data)) FROM bodies"), whole_bytes / 5);
+  EXPECT_EQ(LongestDeltaChain(), 9);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+  // A delta's hash, continued from its base's, is the whole body's hash.
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    EXPECT_EQ(test::PlainText(path_, "SELECT lower(hex(b.hash)) FROM grains g JOIN bodies b ON "
+                                     "b.id = g.body_id WHERE g.seq = " + std::to_string(i + 1)),
+              ToHex(HashBody(versions[i])))
+        << "version " << i + 1;
+  }
+}
+
+TEST_F(DeltaBodiesTest, AnotherConnectionReadsTheAssembledBodies) {
+  auto versions = Grow(base_, 12);
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value()) << other.error().ToString();
+  ExpectVersions(**other, versions);
+  auto head = (*other)->ReadFile(ns_, kKey);
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(*head, versions.back());
+}
+
+TEST_F(DeltaBodiesTest, WritersTakingTurnsBuildOnlyOnTheHead) {
+  // Each Store only knows the bodies it sealed itself; after the other's
+  // writes it stores a whole body rather than a delta on its own older one.
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value()) << other.error().ToString();
+  std::vector<std::string> versions{base_};
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, base_).has_value());
+  for (int i = 0; i < 12; ++i) {
+    Store& writer = (i / 3) % 2 == 0 ? **other : *store_;
+    versions.push_back(versions.back() + "line " + std::to_string(i) + "\n");
+    ASSERT_TRUE(writer.PutFile(ns_, kKey, versions.back()).has_value());
+  }
+  ExpectVersions(*store_, versions);
+  ExpectVersions(**other, versions);
+  EXPECT_GT(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM grains g JOIN bodies b ON b.id = g.body_id "
+                   "WHERE b.base_id IS NOT NULL AND b.base_id != (SELECT p.body_id FROM grains p "
+                   "WHERE p.chain_id = g.chain_id AND p.seq = g.seq - 1)"),
+            0);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
+TEST_F(DeltaBodiesTest, EditsThatAreNotAppendsAndSmallFilesAreStoredWhole) {
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, base_).has_value());
+  std::string edited = base_;
+  edited[10] = 'X';
+  edited += "tail\n";
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, edited).has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/small.md", "short\n").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/small.md", "short\nand more\n").has_value());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
+  EXPECT_EQ(Read(kKey), edited);
+  EXPECT_EQ(Read("/memories/small.md"), "short\nand more\n");
+}
+
+TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfAnAppendedFile) {
+  Grow("SECRET-BASE-" + base_, 10);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/keep.md", "kept\n").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+  EXPECT_EQ(Read("/memories/keep.md"), "kept\n");
+  store_.reset();
+  for (const char* suffix : {"", "-wal"}) {
+    std::ifstream in(path_ + suffix, std::ios::binary);
+    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(raw.find("SECRET-BASE"), std::string::npos) << "plaintext left in " << suffix;
+    EXPECT_EQ(raw.find("appended line 7"), std::string::npos) << "plaintext left in " << suffix;
+  }
+}
+
+TEST_F(DeltaBodiesTest, ContentSharedWithAFactReadsWholeFromBoth) {
+  auto versions = Grow(base_, 3);
+  FactInput fact{.subject = "log", .relation = "snapshot", .object = "", .context = versions[2]};
+  ASSERT_TRUE(store_->AddFact(ns_, fact).has_value());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 4);  // the fact shares a delta row
+  auto recalled = store_->Recall(ns_, "log", "snapshot", false);
+  ASSERT_TRUE(recalled.has_value()) << recalled.error().ToString();
+  ASSERT_EQ(recalled->size(), 1u);
+  EXPECT_EQ((*recalled)[0].context, versions[2]);
+  // Purging the file keeps the rows the fact still needs.
+  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  recalled = store_->Recall(ns_, "log", "snapshot", false);
+  ASSERT_TRUE(recalled.has_value()) << recalled.error().ToString();
+  EXPECT_EQ((*recalled)[0].context, versions[2]);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
+}  // namespace
+}  // namespace grainstore

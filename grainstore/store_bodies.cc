@@ -1,0 +1,182 @@
+// Body rows: content stored once per hash, reference-counted, and stored as
+// a delta on the body it extends when a file only grew by an append. See
+// docs/storage-format.md ("Delta bodies").
+#include <utility>
+#include <vector>
+
+#include "grain_id.h"
+#include "store_impl.h"
+
+namespace grainstore {
+namespace {
+
+// A body at this delta depth is followed by a whole one, so reading any body
+// assembles at most kMaxDeltaDepth + 1 rows.
+constexpr int kMaxDeltaDepth = 8;
+// Below this size a file's body is always stored whole: the bytes a delta
+// would save are worth less than the extra row a read then assembles.
+constexpr std::size_t kMinDeltaBase = 2048;
+// Guards BodyData against a cycle in a damaged file; far above any depth a
+// build writes.
+constexpr std::size_t kMaxAssembledRows = 1024;
+
+}  // namespace
+
+Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body) {
+  BodyPlan plan;
+  // Only the file's current body is built upon (after another writer's
+  // change, this Store's entry is stale and the body is stored whole), and
+  // only while that row still holds the content the entry remembers.
+  const AppendBases::Entry* last = append_bases.Find(node.info.id);
+  if (last != nullptr && last->body_id == node.body_id && last->depth < kMaxDeltaDepth &&
+      last->content.size() >= kMinDeltaBase && body.size() > last->content.size() &&
+      body.starts_with(last->content)) {
+    auto stored = BodyHash(last->body_id);
+    if (!stored) return stored.error();
+    if (*stored == last->hash) {
+      plan.hasher = last->hasher;
+      plan.hasher.Update(body.substr(last->content.size()));
+      plan.hash = plan.hasher.Digest();
+      plan.base_id = last->body_id;
+      plan.base_size = last->content.size();
+      plan.depth = last->depth + 1;
+      return plan;
+    }
+  }
+  plan.hasher.Update(body);
+  plan.hash = plan.hasher.Digest();
+  return plan;
+}
+
+void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool inserted,
+                               BodyPlan plan, std::string_view body) {
+  if (!inserted) {
+    // Content already stored: the head's own body (nothing changed), or a
+    // body of unknown delta depth, which is not built upon.
+    if (body_id != before.body_id) append_bases.Forget(before.info.id);
+    return;
+  }
+  AppendBases::Entry entry{.body_id = body_id, .hash = std::move(plan.hash),
+                           .content = std::string(body), .depth = plan.depth,
+                           .hasher = plan.hasher};
+  append_bases.Keep(before.info.id, std::move(entry));
+}
+
+Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out,
+                                           std::int64_t new_refs, bool* inserted,
+                                           const BodyPlan* plan) {
+  // Insert first: new content is the common case, and a conflict on the hash
+  // index (content already stored) falls back to the lookup.
+  static constexpr char kInsert[] =
+      "INSERT INTO bodies(hash, size, data, refs, base_id) VALUES(?, ?, ?, ?, ?) "
+      "ON CONFLICT(hash) DO NOTHING RETURNING id";
+  static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
+  if (inserted) *inserted = false;
+  std::string hash = plan != nullptr ? plan->hash : HashBody(body);
+  const std::int64_t base_id = plan != nullptr ? plan->base_id : 0;
+  if (hash_out) *hash_out = hash;
+  {
+    auto st = db.Prepare(kInsert);
+    if (!st) return st.error();
+    st->BindBlob(1, hash);
+    st->BindInt64(2, static_cast<std::int64_t>(body.size()));
+    if (base_id != 0) {
+      st->BindBlob(3, body.substr(plan->base_size));
+      st->BindInt64(5, base_id);
+    } else {
+      st->BindBlob(3, body);
+      st->BindNull(5);
+    }
+    st->BindInt64(4, new_refs);
+    std::int64_t id = 0;
+    switch (st->Step()) {
+      case StepResult::kRow: id = st->ColumnInt64(0); break;
+      case StepResult::kDone: break;
+      case StepResult::kError: return st->status();
+    }
+    if (id != 0) {
+      if (inserted) *inserted = true;
+      // A delta holds a reference on the body it extends.
+      if (base_id != 0) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(base_id, 1));
+      return id;
+    }
+  }
+  auto st = db.Prepare(kFind);
+  if (!st) return st.error();
+  st->BindBlob(1, hash);
+  switch (st->Step()) {
+    case StepResult::kRow: return st->ColumnInt64(0);
+    case StepResult::kDone: return Status::Corruption("a body vanished while being interned");
+    case StepResult::kError: break;
+  }
+  return st->status();
+}
+
+Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
+  static constexpr char kSql[] = "SELECT data, base_id FROM bodies WHERE id = ?";
+  if (body_id == 0) return std::string();
+  std::vector<std::string> tails;  // newest first
+  for (std::int64_t id = body_id;;) {
+    if (tails.size() >= kMaxAssembledRows) {
+      return Status::Corruption("a body's chain of deltas does not end");
+    }
+    auto st = db.Prepare(kSql);
+    if (!st) return st.error();
+    st->BindInt64(1, id);
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+    if (r == StepResult::kError) return st->status();
+    if (st->ColumnIsNull(1)) {
+      std::string out = st->ColumnBlob(0);
+      for (auto it = tails.rbegin(); it != tails.rend(); ++it) out += *it;
+      return out;
+    }
+    tails.push_back(st->ColumnBlob(0));
+    id = st->ColumnInt64(1);
+  }
+}
+
+Result<std::string> StoreImpl::BodyHash(std::int64_t body_id) {
+  static constexpr char kSql[] = "SELECT hash FROM bodies WHERE id = ?";
+  if (body_id == 0) return HashBody("");
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, body_id);
+  StepResult r = st->Step();
+  if (r == StepResult::kRow) return st->ColumnBlob(0);
+  if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+  return st->status();
+}
+
+Status StoreImpl::AdjustRefs(std::int64_t body_id, std::int64_t delta) {
+  static constexpr char kAdjust[] = "UPDATE bodies SET refs = refs + ? WHERE id = ?";
+  static constexpr char kDrop[] =
+      "DELETE FROM bodies WHERE id = ? AND refs <= 0 RETURNING base_id";
+  // A deleted delta drops its reference on the body it extends, and so on
+  // down the chain.
+  while (body_id != 0 && delta != 0) {
+    {
+      auto st = db.Prepare(kAdjust);
+      if (!st) return st.error();
+      st->BindInt64(1, delta);
+      st->BindInt64(2, body_id);
+      GRAINSTORE_RETURN_IF_ERROR(st->Run());
+    }
+    if (delta > 0) return Status::Ok();
+    std::int64_t base = 0;
+    {
+      auto st = db.Prepare(kDrop);
+      if (!st) return st.error();
+      st->BindInt64(1, body_id);
+      for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
+        if (r == StepResult::kError) return st->status();
+        if (!st->ColumnIsNull(0)) base = st->ColumnInt64(0);
+      }
+    }
+    body_id = base;
+    delta = -1;
+  }
+  return Status::Ok();
+}
+
+}  // namespace grainstore
