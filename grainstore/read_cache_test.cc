@@ -8,6 +8,7 @@
 
 #include "db.h"
 #include "grainstore/store.h"
+#include "store_fixture.h"
 #include "test_util.h"
 
 namespace grainstore {
@@ -88,27 +89,15 @@ TEST(DbCommitsTest, CountsWritesNotReads) {
 
 // ReadFile serves repeated reads from the cache; each of these changes must
 // still be seen by the very next read.
-class ReadFileCoherenceTest : public ::testing::Test {
+class ReadFileCoherenceTest : public test::StoreFixture {
  protected:
   void SetUp() override {
-    auto s = Store::Open(path_);
-    ASSERT_TRUE(s.has_value()) << s.error().ToString();
-    store_ = std::move(*s);
-    ns_ = *store_->Namespace("default");
+    test::StoreFixture::SetUp();
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "one\n").has_value());
     ASSERT_EQ(Read("/memories/a.md"), "one\n");
     ASSERT_EQ(Read("/memories/a.md"), "one\n");  // now cached
   }
-
-  std::string Read(std::string_view key, NodeInfo* info = nullptr) {
-    auto r = store_->ReadFile(ns_, key, info);
-    return r.has_value() ? *r : "<" + r.error().ToString() + ">";
-  }
-
-  test::ScratchDir dir_{"read_cache_test"};
-  std::string path_ = dir_.File("agent.db");
-  std::unique_ptr<Store> store_;
-  NsId ns_ = 0;
 };
 
 TEST_F(ReadFileCoherenceTest, SeesItsOwnWrites) {

@@ -26,8 +26,8 @@ class StoreFixture : public ::testing::Test {
     ns_ = *ns;
   }
 
-  std::string Read(std::string_view key) {
-    auto r = store_->ReadFile(ns_, key);
+  std::string Read(std::string_view key, NodeInfo* info = nullptr) {
+    auto r = store_->ReadFile(ns_, key, info);
     return r.has_value() ? *r : "<" + r.error().ToString() + ">";
   }
   std::vector<VersionInfo> Hist(std::string_view key) {
