@@ -32,4 +32,16 @@ void AppendBases::Forget(NodeId node) {
   }
 }
 
+std::optional<AppendBases::Entry> AppendBases::Take(NodeId node) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == node) {
+      Entry entry = std::move(it->second);
+      bytes_ -= entry.content.size();
+      entries_.erase(it);
+      return entry;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace grainstore

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <optional>
 #include <string>
 
 #include "grain_id.h"
@@ -41,6 +42,9 @@ class AppendBases {
   // is not kept (the node then has no entry).
   void Keep(NodeId node, Entry entry);
   void Forget(NodeId node);
+  // Removes and returns `node`'s entry, for the caller to update and Keep
+  // again (an append extends the content in place instead of copying it).
+  std::optional<Entry> Take(NodeId node);
 
   std::size_t size() const { return entries_.size(); }
   std::size_t bytes() const { return bytes_; }

@@ -14,7 +14,7 @@ AppendBases::Entry EntryOf(std::int64_t body_id, std::size_t size) {
   return e;
 }
 
-TEST(AppendBasesTest, KeepsOneEntryPerFileAndForgets) {
+TEST(AppendBasesTest, KeepsOneEntryPerFileTakesAndForgets) {
   AppendBases bases;
   bases.Keep(7, EntryOf(1, 100));
   bases.Keep(7, EntryOf(2, 300));
@@ -23,6 +23,13 @@ TEST(AppendBasesTest, KeepsOneEntryPerFileAndForgets) {
   EXPECT_EQ(bases.size(), 1u);
   EXPECT_EQ(bases.bytes(), 300u);
   EXPECT_EQ(bases.Find(8), nullptr);
+  auto taken = bases.Take(7);
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_EQ(taken->content.size(), 300u);
+  EXPECT_EQ(bases.Find(7), nullptr);
+  EXPECT_EQ(bases.bytes(), 0u);
+  EXPECT_FALSE(bases.Take(7).has_value());
+  bases.Keep(7, std::move(*taken));
   bases.Forget(7);
   EXPECT_EQ(bases.Find(7), nullptr);
   EXPECT_EQ(bases.bytes(), 0u);

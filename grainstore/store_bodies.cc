@@ -1,6 +1,7 @@
 // Body rows: content stored once per hash, reference-counted, and stored as
 // a delta on the body it extends when a file only grew by an append. See
 // docs/storage-format.md ("Delta bodies").
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -56,10 +57,18 @@ void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool
     if (body_id != before.body_id) append_bases.Forget(before.info.id);
     return;
   }
-  AppendBases::Entry entry{.body_id = body_id, .hash = std::move(plan.hash),
-                           .content = std::string(body), .depth = plan.depth,
-                           .hasher = plan.hasher};
-  append_bases.Keep(before.info.id, std::move(entry));
+  std::optional<AppendBases::Entry> entry = append_bases.Take(before.info.id);
+  if (plan.base_id != 0 && entry && entry->body_id == plan.base_id) {
+    entry->content.append(body.substr(plan.base_size));
+  } else {
+    entry.emplace();
+    entry->content = std::string(body);
+  }
+  entry->body_id = body_id;
+  entry->hash = std::move(plan.hash);
+  entry->depth = plan.depth;
+  entry->hasher = plan.hasher;
+  append_bases.Keep(before.info.id, std::move(*entry));
 }
 
 Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out,
