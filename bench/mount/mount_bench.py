@@ -5,6 +5,7 @@ run (each workload runs on every target before the next workload starts).
 
     /usr/bin/python3 bench/mount/mount_bench.py --build BUILD_DIR [--rounds N]
         [--targets plain,passthrough_ll,areev] [--scale 1.0] [--durable] [--keep-mounted]
+        [--only "append x1000,..."]
 
 passthrough_ll is compiled into BUILD_DIR/passthrough_ll/ from the example
 source that Debian's libfuse3-dev ships (/usr/share/doc/libfuse3-dev/examples).
@@ -153,6 +154,9 @@ def main():
     ap.add_argument("--targets", default="plain,passthrough_ll,areev")
     ap.add_argument("--scale", type=float, default=1.0, help="shrink file counts for a smoke run")
     ap.add_argument("--durable", action="store_true")
+    ap.add_argument("--only", default="",
+                    help="comma-separated workload names to run (e.g. 'append x1000'); later "
+                         "workloads need the files earlier ones create, so keep their order")
     ap.add_argument("--keep-mounted", action="store_true",
                     help="one mount per round instead of a fresh one per workload (passthrough_ll "
                          "then runs out of file descriptors on this machine's 20,000 limit)")
@@ -163,6 +167,12 @@ def main():
     times = {}   # (workload, target) -> [seconds]
     errors = {}  # (workload, target) -> total errors
     plan = workloads.plan(args.scale)
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",")]
+        unknown = set(wanted) - {name for name, _, _ in plan}
+        if unknown:
+            ap.error(f"unknown workload(s): {', '.join(sorted(unknown))}")
+        plan = [step for step in plan if step[0] in wanted]
     try:
         for rnd in range(args.rounds):
             for t in targets:
