@@ -1,13 +1,14 @@
 """Versioning through the mount: one version per save, whatever the editor."""
 import os
 import re
+import sqlite3
 import subprocess
 import tempfile
 
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import history, history_dir, wait_for
+from mount_util import areev, history, history_dir, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -91,6 +92,32 @@ def test_amendment_after_flush_before_release(mnt):
     os.close(dup)  # flush again, then release
     assert p.read_text() == "draft more"
     assert versions(mnt, "am.md")[-1]["size"] == 10
+
+
+def test_appends_keep_every_version_and_store_only_the_new_bytes(mnt):
+    # A log grown by open-append-close: each close is a version, readable
+    # whole through .history/ and the CLI, while the store keeps the appended
+    # bytes of most versions rather than a whole copy each.
+    p = mnt.path / "log.md"
+    expected = ["# log\n" + "x" * 3000 + "\n"]
+    p.write_text(expected[0])
+    for i in range(30):
+        with open(p, "a") as f:
+            f.write(f"entry {i}\n")
+        expected.append(expected[-1] + f"entry {i}\n")
+    assert bodies(mnt, "log.md") == expected
+    for k in (1, 2, 10, 31):
+        assert areev(mnt.db, "cat", "/memories/log.md", "--version", str(k)).stdout == expected[k - 1]
+    con = sqlite3.connect(f"file:{mnt.db}?mode=ro", uri=True)
+    try:
+        deltas, stored = con.execute(
+            "SELECT count(*), sum(length(data)) FROM bodies WHERE base_id IS NOT NULL").fetchone()
+        whole = con.execute("SELECT sum(size) FROM bodies").fetchone()[0]
+    finally:
+        con.close()
+    assert deltas >= 24
+    assert whole == sum(len(e) for e in expected)
+    assert stored < 1000
 
 
 def test_echo_append(mnt):
