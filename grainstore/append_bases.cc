@@ -13,11 +13,11 @@ const AppendBases::Entry* AppendBases::Find(NodeId node) const {
 
 void AppendBases::Keep(NodeId node, Entry entry) {
   Forget(node);
-  if (entry.content.size() > kMaxEntryBytes) return;
-  bytes_ += entry.content.size();
+  if (entry.Cost() > kMaxEntryBytes) return;
+  bytes_ += entry.Cost();
   entries_.emplace_front(node, std::move(entry));
   while (entries_.size() > kMaxEntries || bytes_ > kMaxBytes) {
-    bytes_ -= entries_.back().second.content.size();
+    bytes_ -= entries_.back().second.Cost();
     entries_.pop_back();
   }
 }
@@ -25,7 +25,7 @@ void AppendBases::Keep(NodeId node, Entry entry) {
 void AppendBases::Forget(NodeId node) {
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->first == node) {
-      bytes_ -= it->second.content.size();
+      bytes_ -= it->second.Cost();
       entries_.erase(it);
       return;
     }
@@ -36,7 +36,7 @@ std::optional<AppendBases::Entry> AppendBases::Take(NodeId node) {
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (it->first == node) {
       Entry entry = std::move(it->second);
-      bytes_ -= entry.content.size();
+      bytes_ -= entry.Cost();
       entries_.erase(it);
       return entry;
     }

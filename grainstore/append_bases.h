@@ -15,6 +15,7 @@
 #include <list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "grain_id.h"
 #include "grainstore/types.h"
@@ -23,14 +24,24 @@ namespace grainstore {
 
 class AppendBases {
  public:
-  struct Entry {
+  // A body sealed in the current append run of a file.
+  struct Version {
     std::int64_t body_id = 0;
-    std::string hash;     // raw hash of content
-    std::string content;  // the whole body
-    int depth = 0;        // delta rows between this body and a whole one
+    std::size_t size = 0;
+    std::string hash;  // raw hash of the body
+  };
+  struct Entry {
+    // The file's append run: run[0] was stored whole, run[i] is the i-th
+    // append after it, and run.back() is the file's current body.
+    std::vector<Version> run;
+    std::string content;  // run.back()'s whole content
     BodyHasher hasher;    // has been fed content
+
+    // Bytes charged against kMaxBytes.
+    std::size_t Cost() const { return content.size() + run.size() * kVersionCost; }
   };
 
+  static constexpr std::size_t kVersionCost = 96;
   static constexpr std::size_t kMaxEntries = 64;
   static constexpr std::size_t kMaxBytes = 16u << 20;
   static constexpr std::size_t kMaxEntryBytes = 4u << 20;

@@ -7,9 +7,10 @@
 namespace grainstore {
 namespace {
 
+// An entry whose run holds one body of `size` bytes (cost: size + one version).
 AppendBases::Entry EntryOf(std::int64_t body_id, std::size_t size) {
   AppendBases::Entry e;
-  e.body_id = body_id;
+  e.run.push_back({.body_id = body_id, .size = size, .hash = ""});
   e.content = std::string(size, 'x');
   return e;
 }
@@ -19,9 +20,9 @@ TEST(AppendBasesTest, KeepsOneEntryPerFileTakesAndForgets) {
   bases.Keep(7, EntryOf(1, 100));
   bases.Keep(7, EntryOf(2, 300));
   ASSERT_NE(bases.Find(7), nullptr);
-  EXPECT_EQ(bases.Find(7)->body_id, 2);
+  EXPECT_EQ(bases.Find(7)->run.back().body_id, 2);
   EXPECT_EQ(bases.size(), 1u);
-  EXPECT_EQ(bases.bytes(), 300u);
+  EXPECT_EQ(bases.bytes(), 300u + AppendBases::kVersionCost);
   EXPECT_EQ(bases.Find(8), nullptr);
   auto taken = bases.Take(7);
   ASSERT_TRUE(taken.has_value());
@@ -42,13 +43,13 @@ TEST(AppendBasesTest, DropsTheLeastRecentlyKeptPastItsLimits) {
   EXPECT_EQ(bases.Find(5), nullptr);
   EXPECT_NE(bases.Find(6), nullptr);
   // Four entries of a quarter of the byte budget each, then one more.
-  const std::size_t quarter = AppendBases::kMaxBytes / 4;
+  const std::size_t quarter = AppendBases::kMaxBytes / 4 - AppendBases::kVersionCost;
   for (NodeId n = 100; n < 105; ++n) bases.Keep(n, EntryOf(n, quarter));
   EXPECT_LE(bases.bytes(), AppendBases::kMaxBytes);
   EXPECT_EQ(bases.Find(100), nullptr);
   EXPECT_NE(bases.Find(104), nullptr);
-  // Content past the per-entry limit is not kept, and replaces the old entry.
-  bases.Keep(104, EntryOf(9, AppendBases::kMaxEntryBytes + 1));
+  // An entry past the per-entry limit is not kept, and replaces the old one.
+  bases.Keep(104, EntryOf(9, AppendBases::kMaxEntryBytes));
   EXPECT_EQ(bases.Find(104), nullptr);
 }
 

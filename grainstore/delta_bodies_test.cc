@@ -60,11 +60,19 @@ TEST_F(DeltaBodiesTest, AppendsStoreOnlyTheNewBytes) {
   std::int64_t whole_bytes = 0;
   for (const auto& v : versions) whole_bytes += static_cast<std::int64_t>(v.size());
   EXPECT_EQ(RawInt("SELECT sum(size) FROM bodies"), whole_bytes);
-  // Every ninth version is stored whole; the rest hold only their new line.
-  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 5);
-  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 36);
-  EXPECT_LT(RawInt("SELECT sum(length(data)) FROM bodies"), whole_bytes / 5);
-  EXPECT_EQ(LongestDeltaChain(), 9);
+  // Only the first version is whole. Append i is a delta on append i with its
+  // lowest set bit cleared, so it holds lowbit(i) lines and a read assembles
+  // 1 + popcount(i) rows: at most 6 up to 40 (i = 31).
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 40);
+  std::int64_t delta_bytes = 0;
+  for (int i = 1; i <= 40; ++i) {
+    delta_bytes += static_cast<std::int64_t>(versions[i].size() - versions[i & (i - 1)].size());
+  }
+  EXPECT_EQ(RawInt("SELECT sum(length(data)) FROM bodies WHERE base_id IS NOT NULL"),
+            delta_bytes);
+  EXPECT_LT(delta_bytes, whole_bytes / 50);
+  EXPECT_EQ(LongestDeltaChain(), 6);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
   // A delta's hash, continued from its base's, is the whole body's hash.
   for (std::size_t i = 0; i < versions.size(); ++i) {
@@ -99,10 +107,15 @@ TEST_F(DeltaBodiesTest, WritersTakingTurnsBuildOnlyOnTheHead) {
   }
   ExpectVersions(*store_, versions);
   ExpectVersions(**other, versions);
-  EXPECT_GT(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
+  // The first write of each turn (versions 2, 5, 8, 11) starts a new run.
+  EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(seq) FROM (SELECT g.seq FROM grains g "
+                                   "JOIN bodies b ON b.id = g.body_id WHERE b.base_id IS NULL "
+                                   "ORDER BY g.seq)"),
+            "1,2,5,8,11");
+  // Every delta is built on an earlier version of the same file.
   EXPECT_EQ(RawInt("SELECT count(*) FROM grains g JOIN bodies b ON b.id = g.body_id "
-                   "WHERE b.base_id IS NOT NULL AND b.base_id != (SELECT p.body_id FROM grains p "
-                   "WHERE p.chain_id = g.chain_id AND p.seq = g.seq - 1)"),
+                   "WHERE b.base_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM grains p "
+                   "WHERE p.chain_id = g.chain_id AND p.seq < g.seq AND p.body_id = b.base_id)"),
             0);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }

@@ -11,9 +11,12 @@
 namespace grainstore {
 namespace {
 
-// A body at this delta depth is followed by a whole one, so reading any body
-// assembles at most kMaxDeltaDepth + 1 rows.
-constexpr int kMaxDeltaDepth = 8;
+// An append run is at most this long; the next append starts a new one with
+// a whole body. Run index i is stored as a delta on index i with its lowest
+// set bit cleared (a skip delta), so reading any body assembles at most
+// 1 + log2(kMaxRun) rows, and each delta holds the bytes appended since its
+// base: on average a few appends' worth, never a whole copy.
+constexpr std::size_t kMaxRun = 4096;
 // Below this size a file's body is always stored whole: the bytes a delta
 // would save are worth less than the extra row a read then assembles.
 constexpr std::size_t kMinDeltaBase = 2048;
@@ -25,22 +28,23 @@ constexpr std::size_t kMaxAssembledRows = 1024;
 
 Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body) {
   BodyPlan plan;
-  // Only the file's current body is built upon (after another writer's
-  // change, this Store's entry is stale and the body is stored whole), and
-  // only while that row still holds the content the entry remembers.
+  // Only an append to the file's current body as this Store sealed it is
+  // stored as a delta (after another writer's change the body is stored
+  // whole), and only on a base row that still holds what the run remembers.
   const AppendBases::Entry* last = append_bases.Find(node.info.id);
-  if (last != nullptr && last->body_id == node.body_id && last->depth < kMaxDeltaDepth &&
-      last->content.size() >= kMinDeltaBase && body.size() > last->content.size() &&
-      body.starts_with(last->content)) {
-    auto stored = BodyHash(last->body_id);
+  if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
+      last->run.size() < kMaxRun && last->content.size() >= kMinDeltaBase &&
+      body.size() > last->content.size() && body.starts_with(last->content)) {
+    const std::size_t next = last->run.size();  // the new body's index in the run
+    const AppendBases::Version& base = last->run[next & (next - 1)];
+    auto stored = BodyHash(base.body_id);
     if (!stored) return stored.error();
-    if (*stored == last->hash) {
+    if (*stored == base.hash) {
       plan.hasher = last->hasher;
       plan.hasher.Update(body.substr(last->content.size()));
       plan.hash = plan.hasher.Digest();
-      plan.base_id = last->body_id;
-      plan.base_size = last->content.size();
-      plan.depth = last->depth + 1;
+      plan.base_id = base.body_id;
+      plan.base_size = base.size;
       return plan;
     }
   }
@@ -53,20 +57,22 @@ void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool
                                BodyPlan plan, std::string_view body) {
   if (!inserted) {
     // Content already stored: the head's own body (nothing changed), or a
-    // body of unknown delta depth, which is not built upon.
+    // body outside any run this Store knows, which is not built upon.
     if (body_id != before.body_id) append_bases.Forget(before.info.id);
     return;
   }
-  std::optional<AppendBases::Entry> entry = append_bases.Take(before.info.id);
-  if (plan.base_id != 0 && entry && entry->body_id == plan.base_id) {
-    entry->content.append(body.substr(plan.base_size));
-  } else {
-    entry.emplace();
-    entry->content = std::string(body);
+  if (body.size() < kMinDeltaBase) {  // never built upon: not worth a copy
+    append_bases.Forget(before.info.id);
+    return;
   }
-  entry->body_id = body_id;
-  entry->hash = std::move(plan.hash);
-  entry->depth = plan.depth;
+  std::optional<AppendBases::Entry> entry = append_bases.Take(before.info.id);
+  if (plan.base_id == 0 || !entry) {  // a whole body starts a new run
+    entry.emplace();
+    entry->content.assign(body);
+  } else {
+    entry->content.append(body.substr(entry->content.size()));
+  }
+  entry->run.push_back({.body_id = body_id, .size = body.size(), .hash = std::move(plan.hash)});
   entry->hasher = plan.hasher;
   append_bases.Keep(before.info.id, std::move(*entry));
 }

@@ -67,7 +67,6 @@ struct BodyPlan {
   std::string hash;           // raw hash of the whole body
   std::int64_t base_id = 0;   // nonzero: store only the bytes past base_size,
   std::size_t base_size = 0;  // as a delta on this body
-  int depth = 0;              // delta rows down to a whole body
   BodyHasher hasher;          // has been fed the whole body
 };
 
