@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <cerrno>
+#include <string>
+#include <vector>
 
 #include "coherence.h"
 #include "errno_map.h"
@@ -142,26 +144,35 @@ Status Filesystem::SealLocked(Inode& inode) {
 }
 
 void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode) {
-  std::shared_ptr<Inode> evicted;
+  std::size_t bytes;
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    bytes = inode->data.size();
+  }
+  std::vector<std::shared_ptr<Inode>> evicted;
   {
     std::lock_guard<std::mutex> lock(kept_mu_);
     for (auto it = kept_.begin(); it != kept_.end(); ++it) {
-      if (it->lock() == inode) {
+      if (it->inode.lock() == inode) {
+        kept_bytes_ -= it->bytes;
         kept_.erase(it);
         break;
       }
     }
-    kept_.push_back(inode);
-    if (kept_.size() > kKeptBodies) {
-      evicted = kept_.front().lock();
+    kept_.push_back({inode, bytes});
+    kept_bytes_ += bytes;
+    while (kept_.size() > 1 && (kept_.size() > kKeptBodies || kept_bytes_ > kKeptBytes)) {
+      if (auto old = kept_.front().inode.lock()) evicted.push_back(std::move(old));
+      kept_bytes_ -= kept_.front().bytes;
       kept_.pop_front();
     }
   }
-  if (!evicted) return;
-  std::lock_guard<std::mutex> lock(evicted->mu);
-  if (evicted->handles == 0 && !evicted->dirty) {
-    evicted->data = std::string();
-    evicted->loaded = false;
+  for (const auto& old : evicted) {
+    std::lock_guard<std::mutex> lock(old->mu);
+    if (old->handles == 0 && !old->dirty) {
+      old->data = std::string();
+      old->loaded = false;
+    }
   }
 }
 

@@ -32,10 +32,12 @@ inline constexpr double kEntryTimeout = 300.0;
 
 // Clean bodies kept loaded after a file's last release, so an
 // open-append-close loop does not read the body back from the store at every
-// cycle: the most recently released kKeptBodies files of at most
-// kMaxKeptBodyBytes each. Changes by other processes drop them (coherence.cc).
+// cycle: the most recently released kKeptBodies files, kKeptBytes in all, of
+// at most kMaxKeptBodyBytes each. Changes by other processes drop them
+// (coherence.cc).
 inline constexpr std::size_t kKeptBodies = 64;
-inline constexpr std::size_t kMaxKeptBodyBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kMaxKeptBodyBytes = std::size_t{16} << 20;
 
 // Inode numbers with this bit are .history entries, never store nodes.
 inline constexpr fuse_ino_t kVirtualBit = fuse_ino_t{1} << 63;
@@ -100,8 +102,8 @@ class Filesystem {
   // changed); no-op when clean; discards the draft of an unlinked inode.
   grainstore::Status SealLocked(Inode& inode);
   // Called after the last handle of a file was released (its mutex not held):
-  // keeps its clean body loaded for the next open, dropping the body of the
-  // file released longest ago beyond kKeptBodies.
+  // keeps its clean body loaded for the next open, dropping the bodies of the
+  // files released longest ago beyond kKeptBodies and kKeptBytes.
   void KeepBody(const std::shared_ptr<Inode>& inode);
   // Re-reads the attributes of a cached node (a directory after an entry change).
   void Refresh(grainstore::NodeId id);
@@ -130,7 +132,12 @@ class Filesystem {
   std::unique_ptr<Coherence> coherence_;
   fuse_session* session_ = nullptr;
   std::mutex kept_mu_;  // guards kept_; taken without any Inode::mu held
-  std::deque<std::weak_ptr<Inode>> kept_;  // oldest first
+  struct Kept {
+    std::weak_ptr<Inode> inode;
+    std::size_t bytes = 0;  // its body's size when kept
+  };
+  std::deque<Kept> kept_;  // oldest first
+  std::size_t kept_bytes_ = 0;
 };
 
 // The Filesystem of a request.
