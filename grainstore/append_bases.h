@@ -1,12 +1,14 @@
-// AppendBases: the body each recently sealed file was sealed with, kept so
+// AppendBases: the append run of each recently sealed file (the bodies
+// sealed since its last whole body, and the content of the newest), kept so
 // that a seal which only appends to it can store just the new bytes (a delta
-// row on that body) and continue its hash instead of hashing the whole file
-// again. See docs/storage-format.md ("Delta bodies").
+// row on an earlier body of the run) and continue its hash instead of hashing
+// the whole file again. See docs/storage-format.md ("Delta bodies").
 //
 // An entry is a hint: before relying on one, the caller checks it against the
-// store (the file's current body id and that body's hash), so an entry left
-// behind by a rolled-back transaction or outdated by another process is
-// simply not used. Not thread-safe: the Store's mutex guards it.
+// store (the file still points at the run's newest body, and the base row's
+// hash is the remembered one), so an entry left behind by a rolled-back
+// transaction or outdated by another process is simply not used. Not
+// thread-safe: the Store's mutex guards it.
 #ifndef GRAINSTORE_APPEND_BASES_H_
 #define GRAINSTORE_APPEND_BASES_H_
 
@@ -49,8 +51,8 @@ class AppendBases {
   // The entry kept for `node`, or null.
   const Entry* Find(NodeId node) const;
   // Keeps `entry` for `node` in place of any earlier one, dropping the
-  // least recently kept entries past the limits. Content over kMaxEntryBytes
-  // is not kept (the node then has no entry).
+  // least recently kept entries past the limits. An entry costing over
+  // kMaxEntryBytes is not kept (the node then has no entry).
   void Keep(NodeId node, Entry entry);
   void Forget(NodeId node);
   // Removes and returns `node`'s entry, for the caller to update and Keep

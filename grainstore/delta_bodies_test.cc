@@ -69,7 +69,7 @@ TEST_F(DeltaBodiesTest, AppendsStoreOnlyTheNewBytes) {
   for (int i = 1; i <= 40; ++i) {
     delta_bytes += static_cast<std::int64_t>(versions[i].size() - versions[i & (i - 1)].size());
   }
-  EXPECT_EQ(RawInt("SELECT sum(length(data)) FROM bodies WHERE base_id IS NOT NULL"),
+  EXPECT_EQ(RawInt("SELECT sum(length(bytes)) FROM bodies WHERE base_id IS NOT NULL"),
             delta_bytes);
   EXPECT_LT(delta_bytes, whole_bytes / 50);
   EXPECT_EQ(LongestDeltaChain(), 6);

@@ -201,8 +201,13 @@ CREATE UNIQUE INDEX nodes_by_key ON nodes(ns_id, key);
 // v3 -> v4: delta bodies. A body may be stored as the bytes appended to
 // another body (base_id), which holds a reference from it; hash and size
 // stay those of the whole body. A file that grows by appends no longer
-// stores a whole copy per version.
-constexpr char kMigrateV3ToV4[] = "ALTER TABLE bodies ADD COLUMN base_id INTEGER;";
+// stores a whole copy per version. `data` becomes `bytes`, so a process
+// still running an older build against the migrated file fails its
+// statements on bodies instead of taking a delta's bytes for a whole file.
+constexpr char kMigrateV3ToV4[] = R"sql(
+ALTER TABLE bodies ADD COLUMN base_id INTEGER;
+ALTER TABLE bodies RENAME COLUMN data TO bytes;
+)sql";
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 // Schema migrations and the body reference counts, checked against the raw
 // SQLite file.
+#include <sqlite3.h>
+
 #include <filesystem>
 #include <string>
 
@@ -84,8 +86,31 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
   EXPECT_EQ(RefMismatches(), 0);
   // The body shared by areev.md and dup.md is stored once, referenced by
   // their three grains (create, create, rename).
-  EXPECT_EQ(RawInt("SELECT refs FROM bodies WHERE data = CAST('C++ store.' || char(10) AS BLOB)"),
+  EXPECT_EQ(RawInt("SELECT refs FROM bodies WHERE bytes = CAST('C++ store.' || char(10) AS BLOB)"),
             3);
+}
+
+TEST_F(SchemaTest, AnOlderBuildsBodyReadFailsAfterTheMigration) {
+  // A process of an older build that had the file open keeps its prepared
+  // statements; after v4 they must fail rather than read a delta's bytes as
+  // a whole body.
+  std::filesystem::copy_file(GRAINSTORE_TESTDATA "/store-v1.db", path_);
+  sqlite3* old = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &old), SQLITE_OK);
+  sqlite3_stmt* read = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(old, "SELECT data FROM bodies LIMIT 1", -1, &read, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(read), SQLITE_ROW);
+  sqlite3_reset(read);
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  }
+  EXPECT_EQ(sqlite3_step(read), SQLITE_ERROR);
+  EXPECT_NE(std::string(sqlite3_errmsg(old)).find("data"), std::string::npos)
+      << sqlite3_errmsg(old);
+  sqlite3_finalize(read);
+  sqlite3_close(old);
 }
 
 TEST_F(SchemaTest, BodyReferencesFollowEveryOperation) {

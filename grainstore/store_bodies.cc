@@ -83,7 +83,7 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
   // Insert first: new content is the common case, and a conflict on the hash
   // index (content already stored) falls back to the lookup.
   static constexpr char kInsert[] =
-      "INSERT INTO bodies(hash, size, data, refs, base_id) VALUES(?, ?, ?, ?, ?) "
+      "INSERT INTO bodies(hash, size, bytes, refs, base_id) VALUES(?, ?, ?, ?, ?) "
       "ON CONFLICT(hash) DO NOTHING RETURNING id";
   static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
   if (inserted) *inserted = false;
@@ -128,7 +128,7 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
 }
 
 Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
-  static constexpr char kSql[] = "SELECT data, base_id FROM bodies WHERE id = ?";
+  static constexpr char kSql[] = "SELECT bytes, base_id FROM bodies WHERE id = ?";
   if (body_id == 0) return std::string();
   std::vector<std::string> tails;  // newest first
   for (std::int64_t id = body_id;;) {

@@ -71,7 +71,7 @@ Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
 Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
                                         std::string_view relation, bool include_history) {
   static constexpr char kSql[] =
-      "SELECT g.grain_id, g.type, g.subject, g.relation, g.object, b.data, g.created_ns, "
+      "SELECT g.grain_id, g.type, g.subject, g.relation, g.object, b.bytes, g.created_ns, "
       "g.chain_id, g.seq, (g.chain_id = 0 OR (c.state = 1 AND g.seq = "
       "(SELECT max(h.seq) FROM grains AS h WHERE h.chain_id = g.chain_id))), "
       "g.body_id, b.base_id "

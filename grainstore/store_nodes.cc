@@ -75,7 +75,7 @@ Result<NodeRow> StoreImpl::NodeByKeyWithBody(NsId ns, std::string_view key, std:
   static constexpr char kSql[] =
       "SELECT n.id, n.ns_id, n.parent_id, n.name, n.key, n.kind, n.mode, n.uid, n.gid, n.size, "
       "n.atime_ns, n.mtime_ns, n.ctime_ns, n.body_id, n.chain_id, n.versioning, n.symlink, "
-      "b.data, b.base_id FROM nodes n LEFT JOIN bodies b ON b.id = n.body_id "
+      "b.bytes, b.base_id FROM nodes n LEFT JOIN bodies b ON b.id = n.body_id "
       "WHERE n.ns_id = ? AND n.key = ?";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();

@@ -111,7 +111,7 @@ def test_appends_keep_every_version_and_store_only_the_new_bytes(mnt):
     con = sqlite3.connect(f"file:{mnt.db}?mode=ro", uri=True)
     try:
         deltas, stored = con.execute(
-            "SELECT count(*), sum(length(data)) FROM bodies WHERE base_id IS NOT NULL").fetchone()
+            "SELECT count(*), sum(length(bytes)) FROM bodies WHERE base_id IS NOT NULL").fetchone()
         whole = con.execute("SELECT sum(size) FROM bodies").fetchone()[0]
     finally:
         con.close()
