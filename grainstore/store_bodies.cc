@@ -81,10 +81,12 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
                                            std::int64_t new_refs, bool* inserted,
                                            const BodyPlan* plan) {
   // Insert first: new content is the common case, and a conflict on the hash
-  // index (content already stored) falls back to the lookup.
+  // index (content already stored) falls back to the lookup. No RETURNING:
+  // SQLite opens an ephemeral table for it, about a fifth of this statement's
+  // time in a profile of mount appends.
   static constexpr char kInsert[] =
       "INSERT INTO bodies(hash, size, bytes, refs, base_id) VALUES(?, ?, ?, ?, ?) "
-      "ON CONFLICT(hash) DO NOTHING RETURNING id";
+      "ON CONFLICT(hash) DO NOTHING";
   static constexpr char kFind[] = "SELECT id FROM bodies WHERE hash = ?";
   if (inserted) *inserted = false;
   std::string hash = plan != nullptr ? plan->hash : HashBody(body);
@@ -103,13 +105,9 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
       st->BindNull(5);
     }
     st->BindInt64(4, new_refs);
-    std::int64_t id = 0;
-    switch (st->Step()) {
-      case StepResult::kRow: id = st->ColumnInt64(0); break;
-      case StepResult::kDone: break;
-      case StepResult::kError: return st->status();
-    }
-    if (id != 0) {
+    GRAINSTORE_RETURN_IF_ERROR(st->Run());
+    if (db.Changes() == 1) {
+      const std::int64_t id = db.LastInsertRowid();
       if (inserted) *inserted = true;
       // A delta holds a reference on the body it extends.
       if (base_id != 0) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(base_id, 1));
