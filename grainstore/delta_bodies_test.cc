@@ -150,6 +150,29 @@ TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfAnAppendedFile) {
   }
 }
 
+TEST_F(DeltaBodiesTest, RenameDeleteAndRestoreKeepAppendedVersionsWhole) {
+  auto versions = Grow(base_, 6);
+  ASSERT_TRUE(store_->RenameKey(ns_, kKey, "/memories/moved.md").ok());
+  versions.push_back(versions.back() + "after the move\n");
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/moved.md", versions.back()).has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/moved.md").ok());
+  ASSERT_TRUE(store_->Restore(ns_, "/memories/moved.md").ok());
+  EXPECT_EQ(Read("/memories/moved.md"), versions.back());
+  // The move added a provenance version with the same content as the one
+  // before it; every other version reads back as written.
+  auto history = Hist("/memories/moved.md");
+  ASSERT_EQ(history.size(), versions.size() + 1);
+  std::vector<std::string> read;
+  for (std::size_t i = 1; i <= history.size(); ++i) {
+    auto v = store_->ReadVersion(ns_, "/memories/moved.md", std::to_string(i));
+    ASSERT_TRUE(v.has_value()) << v.error().ToString();
+    read.push_back(*v);
+  }
+  read.erase(read.begin() + 7);  // the rename's version repeats version 7
+  EXPECT_EQ(read, versions);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
 TEST_F(DeltaBodiesTest, ContentSharedWithAFactReadsWholeFromBoth) {
   auto versions = Grow(base_, 3);
   FactInput fact{.subject = "log", .relation = "snapshot", .object = "", .context = versions[2]};
