@@ -126,10 +126,14 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
 }
 
 Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
-  static constexpr char kSql[] = "SELECT bytes, base_id FROM bodies WHERE id = ?";
   if (body_id == 0) return std::string();
-  std::vector<std::string> tails;  // newest first
-  for (std::int64_t id = body_id;;) {
+  return AssembleBody({}, body_id);
+}
+
+Result<std::string> StoreImpl::AssembleBody(std::string_view newest, std::int64_t base_id) {
+  static constexpr char kSql[] = "SELECT bytes, base_id FROM bodies WHERE id = ?";
+  std::vector<std::string> tails;  // newest first, after `newest`
+  for (std::int64_t id = base_id;;) {
     if (tails.size() >= kMaxAssembledRows) {
       return Status::Corruption("a body's chain of deltas does not end");
     }
@@ -142,6 +146,7 @@ Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
     if (st->ColumnIsNull(1)) {
       std::string out = st->ColumnBlob(0);
       for (auto it = tails.rbegin(); it != tails.rend(); ++it) out += *it;
+      out += newest;
       return out;
     }
     tails.push_back(st->ColumnBlob(0));

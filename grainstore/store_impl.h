@@ -153,6 +153,9 @@ class StoreImpl {
                                   const BodyPlan* plan = nullptr);
   // The whole body, assembled from its delta rows when it has any.
   Result<std::string> BodyData(std::int64_t body_id);
+  // The content of body `base_id` followed by `newest`: for a query that
+  // joined a delta row, its whole body from the row's bytes and base_id.
+  Result<std::string> AssembleBody(std::string_view newest, std::int64_t base_id);
   Result<std::string> BodyHash(std::int64_t body_id);
   // Adds `delta` references to a body (refs = grains + chainless nodes
   // pointing at it + delta rows built on it); a body left with none is

@@ -88,7 +88,7 @@ Result<NodeRow> StoreImpl::NodeByKeyWithBody(NsId ns, std::string_view key, std:
     body->assign(data.data(), data.size());
     return row;
   }
-  auto assembled = BodyData(row->body_id);  // stored as a delta
+  auto assembled = AssembleBody(st->ColumnBlobView(17), st->ColumnInt64(18));  // a delta
   if (!assembled) return assembled.error();
   *body = std::move(*assembled);
   return row;
