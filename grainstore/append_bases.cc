@@ -22,15 +22,7 @@ void AppendBases::Keep(NodeId node, Entry entry) {
   }
 }
 
-void AppendBases::Forget(NodeId node) {
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it->first == node) {
-      bytes_ -= it->second.Cost();
-      entries_.erase(it);
-      return;
-    }
-  }
-}
+void AppendBases::Forget(NodeId node) { Take(node); }
 
 std::optional<AppendBases::Entry> AppendBases::Take(NodeId node) {
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {

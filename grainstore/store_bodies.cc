@@ -32,9 +32,10 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body)
   // stored as a delta (after another writer's change the body is stored
   // whole), and only on a base row that still holds what the run remembers.
   const AppendBases::Entry* last = append_bases.Find(node.info.id);
+  // (Runs only start at kMinDeltaBase bytes: KeepSealedBody keeps no smaller.)
   if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
-      last->run.size() < kMaxRun && last->content.size() >= kMinDeltaBase &&
-      body.size() > last->content.size() && body.starts_with(last->content)) {
+      last->run.size() < kMaxRun && body.size() > last->content.size() &&
+      body.starts_with(last->content)) {
     const std::size_t next = last->run.size();  // the new body's index in the run
     const AppendBases::Version& base = last->run[next & (next - 1)];
     auto stored = BodyHash(base.body_id);
