@@ -143,12 +143,7 @@ Status Filesystem::SealLocked(Inode& inode) {
   return Status::Ok();
 }
 
-void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode) {
-  std::size_t bytes;
-  {
-    std::lock_guard<std::mutex> lock(inode->mu);
-    bytes = inode->data.size();
-  }
+void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode, std::size_t bytes) {
   std::vector<std::shared_ptr<Inode>> evicted;
   {
     std::lock_guard<std::mutex> lock(kept_mu_);

@@ -103,8 +103,9 @@ class Filesystem {
   grainstore::Status SealLocked(Inode& inode);
   // Called after the last handle of a file was released (its mutex not held):
   // keeps its clean body loaded for the next open, dropping the bodies of the
-  // files released longest ago beyond kKeptBodies and kKeptBytes.
-  void KeepBody(const std::shared_ptr<Inode>& inode);
+  // files released longest ago beyond kKeptBodies and kKeptBytes. `bytes`:
+  // the body's size, read under the inode's mutex.
+  void KeepBody(const std::shared_ptr<Inode>& inode, std::size_t bytes);
   // Re-reads the attributes of a cached node (a directory after an entry change).
   void Refresh(grainstore::NodeId id);
   // A node was just created in cached directory `dir`: the store set the

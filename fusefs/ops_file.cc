@@ -212,6 +212,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep_body = false;
+    std::size_t kept_bytes = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       // Only the last handle seals here. Release arrives asynchronously after
@@ -225,7 +226,8 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       if (inode->handles > 0) --inode->handles;
       if (IsWriter(fi) && inode->writers > 0) --inode->writers;
       if (inode->handles == 0 && !inode->dirty) {
-        keep_body = inode->loaded && !inode->unlinked && inode->data.size() <= kMaxKeptBodyBytes;
+        kept_bytes = inode->data.size();
+        keep_body = inode->loaded && !inode->unlinked && kept_bytes <= kMaxKeptBodyBytes;
         if (!keep_body) {
           inode->data = std::string();
           inode->loaded = false;
@@ -233,7 +235,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       }
     }
     fs.inodes().MaybeErase(fs.FromFuse(ino));
-    if (keep_body) fs.KeepBody(inode);
+    if (keep_body) fs.KeepBody(inode, kept_bytes);
     fuse_reply_err(req, 0);
   });
 }
