@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "grainstore/time_format.h"
+#include "grainstore/version_spec.h"
 #include "line_diff.h"
 #include "output.h"
 
@@ -123,21 +124,15 @@ struct DiffArgs {
   std::size_t context = 3;
 };
 
-// Finds the version named by `spec` (a number or a grain-id prefix).
-const grainstore::VersionInfo* FindVersion(
-    const std::vector<grainstore::VersionInfo>& versions,
+// The version `spec` names (see grainstore/version_spec.h), or the error.
+grainstore::Result<const grainstore::VersionInfo*> FindVersion(
+    const std::vector<grainstore::VersionInfo>& versions, std::string_view key,
     std::string_view spec) {
-  const grainstore::VersionInfo* found = nullptr;
-  const bool numeric =
-      !spec.empty() && spec.find_first_not_of("0123456789") == spec.npos;
-  for (const auto& v : versions) {
-    const bool match = numeric ? fmt::format("{}", v.seq) == spec
-                               : v.grain_id.compare(0, spec.size(), spec) == 0;
-    if (!match) continue;
-    if (found != nullptr) return nullptr;  // ambiguous prefix
-    found = &v;
-  }
-  return found;
+  auto parsed = grainstore::ParseVersionSpec(spec);
+  if (!parsed.has_value()) return parsed.error();
+  auto index = grainstore::MatchVersion(versions, *parsed, spec, key);
+  if (!index.has_value()) return index.error();
+  return &versions[*index];
 }
 
 std::string DiffLabel(const grainstore::VersionInfo& v) {
@@ -156,18 +151,19 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
     return ReportError(fmt::format("diff {}", key), versions.error());
   if (versions->empty())
     return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
-  const grainstore::VersionInfo* to =
-      args.to.empty() ? &versions->back() : FindVersion(*versions, args.to);
-  if (to == nullptr)
-    return Fail(kExitFailed,
-                fmt::format("diff {}: no single version {}", key, args.to));
+  const grainstore::VersionInfo* to = &versions->back();
+  if (!args.to.empty()) {
+    auto found = FindVersion(*versions, key, args.to);
+    if (!found.has_value())
+      return ReportError(fmt::format("diff {} --to", key), found.error());
+    to = *found;
+  }
   const grainstore::VersionInfo* from = nullptr;
   if (!args.from.empty()) {
-    from = FindVersion(*versions, args.from);
-    if (from == nullptr) {
-      return Fail(kExitFailed,
-                  fmt::format("diff {}: no single version {}", key, args.from));
-    }
+    auto found = FindVersion(*versions, key, args.from);
+    if (!found.has_value())
+      return ReportError(fmt::format("diff {} --from", key), found.error());
+    from = *found;
   } else {
     for (const auto& v : *versions) {
       if (v.seq < to->seq && !v.transient) from = &v;

@@ -4,6 +4,7 @@
 #include "grain_id.h"
 #include "grainstore/path.h"
 #include "grainstore/store.h"
+#include "grainstore/version_spec.h"
 #include "schema.h"
 #include "store_impl.h"
 
@@ -36,12 +37,13 @@ Result<ChainRow> FindLatest(StoreImpl* s, NsId ns, std::string_view subject,
   return std::move(**c);
 }
 
-bool AllDigits(std::string_view s) {
-  if (s.empty() || s.size() > 9) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
+bool HasVersion(StoreImpl* s, ChainId chain, std::uint32_t seq) {
+  static constexpr char kSql[] = "SELECT 1 FROM grains WHERE chain_id = ? AND seq = ?";
+  auto st = s->db.Prepare(kSql);
+  if (!st) return false;
+  st->BindInt64(1, static_cast<std::int64_t>(chain));
+  st->BindInt64(2, seq);
+  return st->Step() == StepResult::kRow;
 }
 
 }  // namespace
@@ -74,28 +76,17 @@ Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
   StoreImpl& s = *impl_;
   auto chain = FindLatest(&s, ns, subject, relation);
   if (!chain) return chain.error();
-  std::int64_t seq = 0;
-  if (AllDigits(version)) {
-    seq = std::stoll(std::string(version));
-  } else {
-    std::string prefix(version);
-    for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (prefix.size() < 6) {
-      return Status::InvalidArgument(
-          fmt::format("'{}' is neither a version number nor a grain id prefix (6+ hex)", version));
-    }
+  auto spec = ParseVersionSpec(version);
+  if (!spec) return spec.error();
+  // A number names its version directly; only a prefix, or a number no
+  // version has, needs the chain's list.
+  std::int64_t seq = spec->number;
+  if (spec->number == 0 || !HasVersion(&s, chain->id, spec->number)) {
     auto versions = s.Versions(chain->id);
     if (!versions) return versions.error();
-    int matches = 0;
-    for (const VersionInfo& v : *versions) {
-      if (v.grain_id.compare(0, prefix.size(), prefix) == 0) {
-        seq = v.seq;
-        ++matches;
-      }
-    }
-    if (matches > 1) {
-      return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", version));
-    }
+    auto index = MatchVersion(*versions, *spec, version, subject);
+    if (!index) return index.error();
+    seq = (*versions)[*index].seq;
   }
   auto st = s.db.Prepare(kSql);
   if (!st) return st.error();

@@ -59,6 +59,24 @@ TEST_F(StoreTest, PutReadAndVersions) {
             StatusCode::kNotFound);
 }
 
+// Grain ids are hex, so a short id can be all digits. Such a prefix names its
+// version when no version has that number.
+TEST_F(StoreTest, ReadVersionByAllDigitIdPrefix) {
+  const char* kKey = "/memories/digits.md";
+  for (int i = 0; i < 400; ++i) {
+    ASSERT_TRUE(store_->PutFile(ns_, kKey, "body " + std::to_string(i) + "\n").has_value());
+    auto h = Hist(kKey);
+    const std::string prefix = h.back().grain_id.substr(0, 6);
+    if (prefix.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stoul(prefix) <= h.size()) continue;  // names a version by number
+    auto v = store_->ReadVersion(ns_, kKey, prefix);
+    ASSERT_TRUE(v.has_value()) << prefix << ": " << v.error().ToString();
+    EXPECT_EQ(*v, "body " + std::to_string(i) + "\n");
+    return;
+  }
+  FAIL() << "no all-digit grain id in 400 versions";  // odds about 1e-11
+}
+
 TEST_F(StoreTest, PutErrors) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/f.txt", "x").has_value());
   EXPECT_EQ(store_->PutFile(ns_, "/memories/f.txt/child", "y").error().code(),

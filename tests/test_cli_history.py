@@ -136,6 +136,36 @@ def test_diff_defaults_and_identity(run_areev, db, prefs):
     assert bad.returncode == 1 and "9" in bad.stderr
 
 
+def test_all_digit_grain_prefixes_name_versions(run_areev, db):
+    # Grain ids are hex, so a short id can be all digits; `cat` and `diff` must
+    # then take it as the id it is, unless a version has that number.
+    lines = "".join(json.dumps({"command": "create", "path": "/memories/d.md",
+                                "file_text": f"body {i}\n"}) + "\n" for i in range(300))
+    batch = run_areev("memtool", "--db", db, "--batch", input=lines)
+    assert batch.returncode == 0, batch.stderr
+    versions = history_json(run_areev, db, "/memories/d.md")
+    assert len(versions) == 300
+    digit = next(v for v in versions
+                 if v["grain_id"][:6].isdigit() and int(v["grain_id"][:6]) > 300)
+    prefix, seq = digit["grain_id"][:6], digit["version"]
+    cat = run_areev("cat", "/memories/d.md", "--version", prefix, "--db", db)
+    assert cat.returncode == 0, cat.stderr
+    assert cat.stdout == f"body {seq - 1}\n"
+    diff = run_areev("diff", "/memories/d.md", "--from", prefix, "--to", "300", "--db", db)
+    assert diff.returncode == 0, diff.stderr
+    assert diff.stdout.splitlines()[0].startswith(f"--- /memories/d.md\tv{seq} {prefix}")
+    # A number still names the version with that number.
+    assert run_areev("cat", "/memories/d.md", "--version", "12", "--db", db).stdout == "body 11\n"
+
+
+def test_malformed_version_names_are_usage_errors(run_areev, db, prefs):
+    for bad in ("abc", "v1", "-1", "zzzzzz", "1.5"):
+        cat = run_areev("cat", prefs, "--version", bad, "--db", db)
+        assert cat.returncode == 2 and "neither a version number" in cat.stderr, (bad, cat.stderr)
+        diff = run_areev("diff", prefs, "--from", bad, "--db", db)
+        assert diff.returncode == 2 and diff.stdout == "", (bad, diff.stderr)
+
+
 def test_diff_output_applies_with_patch(run_areev, db, tmp_path):
     old = "".join(f"line {i}\n" for i in range(40))
     new_lines = [f"line {i}\n" for i in range(40)]

@@ -1,0 +1,65 @@
+// Version names: numbers and grain-id prefixes (see version_spec.h).
+#include "grainstore/version_spec.h"
+
+#include <fmt/format.h>
+
+namespace grainstore {
+namespace {
+
+constexpr std::size_t kGrainIdHexChars = 64;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+}  // namespace
+
+Result<VersionSpec> ParseVersionSpec(std::string_view spec) {
+  VersionSpec out;
+  bool digits = !spec.empty();
+  bool hex = !spec.empty();
+  for (char c : spec) {
+    digits = digits && IsDigit(c);
+    hex = hex && IsHex(c);
+  }
+  if (digits && spec.size() <= 9) {  // fits a version number with room to spare
+    std::uint32_t n = 0;
+    for (char c : spec) n = n * 10 + static_cast<std::uint32_t>(c - '0');
+    out.number = n;
+  }
+  if (hex && spec.size() >= kMinGrainPrefix && spec.size() <= kGrainIdHexChars) {
+    out.id_prefix.reserve(spec.size());
+    for (char c : spec) {
+      out.id_prefix.push_back(c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c);
+    }
+  }
+  if (!digits && out.id_prefix.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "'{}' is neither a version number nor a grain id prefix ({}+ hex)", spec,
+        kMinGrainPrefix));
+  }
+  return out;
+}
+
+Result<std::size_t> MatchVersion(const std::vector<VersionInfo>& versions,
+                                 const VersionSpec& spec, std::string_view raw,
+                                 std::string_view subject) {
+  if (spec.number != 0) {
+    for (std::size_t i = 0; i < versions.size(); ++i) {
+      if (versions[i].seq == spec.number) return i;
+    }
+  }
+  if (!spec.id_prefix.empty()) {
+    std::size_t found = versions.size();
+    for (std::size_t i = 0; i < versions.size(); ++i) {
+      if (versions[i].grain_id.compare(0, spec.id_prefix.size(), spec.id_prefix) != 0) continue;
+      if (found != versions.size()) {
+        return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", raw));
+      }
+      found = i;
+    }
+    if (found != versions.size()) return found;
+  }
+  return Status::NotFound(fmt::format("{} has no version {}", subject, raw));
+}
+
+}  // namespace grainstore

@@ -1,0 +1,98 @@
+// Tests of version names: numbers, grain-id prefixes, and the strings that are
+// both (grain ids are hex, so a prefix can be all digits).
+#include "grainstore/version_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace grainstore {
+namespace {
+
+VersionInfo Version(std::uint32_t seq, std::string id) {
+  VersionInfo v;
+  v.seq = seq;
+  v.grain_id = std::move(id) + std::string(64 - id.size(), '0');
+  return v;
+}
+
+std::vector<VersionInfo> Chain() {
+  return {Version(1, "58526585aa"), Version(2, "abcdef01"), Version(3, "abcdef02"),
+          Version(4, "123456ff")};
+}
+
+Result<std::size_t> Match(std::string_view spec) {
+  auto parsed = ParseVersionSpec(spec);
+  if (!parsed) return parsed.error();
+  return MatchVersion(Chain(), *parsed, spec, "/memories/p.md");
+}
+
+TEST(VersionSpecTest, ParsesNumbersAndPrefixes) {
+  auto n = ParseVersionSpec("42");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->number, 42u);
+  EXPECT_EQ(n->id_prefix, "");
+
+  auto p = ParseVersionSpec("ABCdef12");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->number, 0u);
+  EXPECT_EQ(p->id_prefix, "abcdef12");
+
+  auto both = ParseVersionSpec("58526585");
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(both->number, 58526585u);
+  EXPECT_EQ(both->id_prefix, "58526585");
+
+  // Too long to be a number, still a prefix; never an overflow.
+  auto long_digits = ParseVersionSpec("99999999999999999999");
+  ASSERT_TRUE(long_digits.has_value());
+  EXPECT_EQ(long_digits->number, 0u);
+  EXPECT_EQ(long_digits->id_prefix, "99999999999999999999");
+}
+
+TEST(VersionSpecTest, RejectsMalformedNames) {
+  for (std::string_view bad : {"", "abc", "abcde", "v1", "-1", "1.5", "12345g", " 1",
+                               "abcdefg"}) {
+    EXPECT_EQ(ParseVersionSpec(bad).error().code(), StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_EQ(ParseVersionSpec(std::string(65, 'a')).error().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(ParseVersionSpec(std::string(64, 'a')).has_value());
+}
+
+TEST(VersionSpecTest, AllDigitPrefixNamesItsVersionWhenNoNumberMatches) {
+  auto by_prefix = Match("58526585");
+  ASSERT_TRUE(by_prefix.has_value()) << by_prefix.error().ToString();
+  EXPECT_EQ(*by_prefix, 0u);
+  auto six = Match("123456");
+  ASSERT_TRUE(six.has_value());
+  EXPECT_EQ(*six, 3u);
+}
+
+TEST(VersionSpecTest, NumberWinsOverPrefix) {
+  std::vector<VersionInfo> chain = Chain();
+  chain.push_back(Version(123456, "ffffffff"));
+  auto parsed = ParseVersionSpec("123456");
+  ASSERT_TRUE(parsed.has_value());
+  auto index = MatchVersion(chain, *parsed, "123456", "/memories/p.md");
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(*index, 4u);
+}
+
+TEST(VersionSpecTest, NumbersPrefixesMissesAndAmbiguity) {
+  EXPECT_EQ(*Match("2"), 1u);
+  EXPECT_EQ(*Match("abcdef01"), 1u);
+  EXPECT_EQ(*Match("ABCDEF02"), 2u);
+  auto missing = Match("7");
+  EXPECT_EQ(missing.error().code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.error().message(), "/memories/p.md has no version 7");
+  EXPECT_EQ(Match("0").error().code(), StatusCode::kNotFound);
+  EXPECT_EQ(Match("999999").error().code(), StatusCode::kNotFound);
+  auto ambiguous = Match("abcdef");
+  EXPECT_EQ(ambiguous.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ambiguous.error().message(), "grain id prefix abcdef is ambiguous");
+}
+
+}  // namespace
+}  // namespace grainstore
