@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "wal_vfs.h"
@@ -142,6 +145,42 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
       },
       this);
   return Status::Ok();
+}
+
+WalStamp Db::ReadWalStamp() {
+  // SQLite maps the wal-index in regions of this size (WALINDEX_PGSZ); the
+  // header is two 48-byte copies at its start (https://sqlite.org/walformat.html).
+  constexpr int kWalIndexRegion = 32768;
+  constexpr std::size_t kHeaderBytes = 48;
+  constexpr std::size_t kIsInitOffset = 12;
+  if (wal_index_ == nullptr) {
+    if (db_ == nullptr) return {};
+    sqlite3_file* file = nullptr;
+    if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+        file == nullptr || file->pMethods == nullptr || file->pMethods->iVersion < 2 ||
+        file->pMethods->xShmMap == nullptr) {
+      return {};
+    }
+    // extend = 0: the region SQLite itself has mapped, or none yet.
+    void volatile* region = nullptr;
+    if (file->pMethods->xShmMap(file, 0, kWalIndexRegion, 0, &region) != SQLITE_OK ||
+        region == nullptr) {
+      return {};
+    }
+    wal_index_ = static_cast<const volatile unsigned char*>(region);
+  }
+  // A writer stores the second copy, then the first; a reader that finds
+  // them equal has a whole header (SQLite's own readers do the same).
+  std::array<unsigned char, kHeaderBytes> first;
+  std::array<unsigned char, kHeaderBytes> second;
+  for (std::size_t i = 0; i < kHeaderBytes; ++i) first[i] = wal_index_[i];
+  std::atomic_thread_fence(std::memory_order_acquire);
+  for (std::size_t i = 0; i < kHeaderBytes; ++i) second[i] = wal_index_[kHeaderBytes + i];
+  if (first != second || first[kIsInitOffset] == 0) return {};
+  WalStamp stamp;
+  std::memcpy(stamp.words.data(), first.data(), kHeaderBytes);
+  stamp.valid = true;
+  return stamp;
 }
 
 Result<Statement> Db::Prepare(const char* sql) {

@@ -4,6 +4,7 @@
 #ifndef GRAINSTORE_DB_H_
 #define GRAINSTORE_DB_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -55,6 +56,18 @@ class Statement {
   Status status_;
 };
 
+// The WAL-index header that every connection of every process shares, as one
+// reading saw it (Db::ReadWalStamp). Every commit and every restart of the WAL
+// rewrites the header and moves its change counter, so two valid stamps with
+// equal words mean that no transaction committed in between.
+struct WalStamp {
+  std::array<std::uint32_t, 12> words{};  // one copy of the 48-byte header
+  bool valid = false;
+};
+inline bool SameWalState(const WalStamp& a, const WalStamp& b) {
+  return a.valid && b.valid && a.words == b.words;
+}
+
 // Owns one sqlite3 connection and its statement cache. Not thread-safe: the
 // Store serialises access with its mutex.
 class Db {
@@ -88,6 +101,10 @@ class Db {
   // blocking other connections (SQLITE_CHECKPOINT_PASSIVE). Busy is not an
   // error: another checkpoint was running.
   Status CheckpointPassive();
+  // Reads the shared WAL-index header from memory: no lock, no system call.
+  // Invalid until this connection has used the WAL, and while a commit is
+  // rewriting the header (its two copies differ). See docs/storage-format.md.
+  WalStamp ReadWalStamp();
 
   // Converts a SQLite result code into a Status (with sqlite3_errmsg).
   Status ErrorStatus(int rc, std::string_view context) const;
@@ -98,6 +115,7 @@ class Db {
   WalHook wal_hook_ = nullptr;
   void* wal_hook_arg_ = nullptr;
   std::uint64_t commits_ = 0;
+  const volatile unsigned char* wal_index_ = nullptr;  // region 0 of the -shm mapping
 };
 
 // A write (BEGIN IMMEDIATE) or read (BEGIN DEFERRED) transaction that rolls

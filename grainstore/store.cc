@@ -210,9 +210,22 @@ Result<std::uint64_t> Store::LastOpSeq() {
   return static_cast<std::uint64_t>(st->ColumnInt64(0));
 }
 
+Result<std::int64_t> StoreImpl::CurrentDataVersion() {
+  // The header is read before the version: a commit landing in between makes
+  // the next call look again, never hides a change.
+  const WalStamp live = db.ReadWalStamp();
+  if (SameWalState(live, seen_wal)) return seen_version;
+  auto version = grainstore::DataVersion(&db);
+  if (!version) return version.error();
+  seen_wal = live;
+  seen_version = *version;
+  read_cache.Observe({.data_version = *version, .commits = db.commits()});
+  return *version;
+}
+
 Result<std::uint64_t> Store::DataVersion() {
   std::lock_guard lock(impl_->mu);
-  auto v = grainstore::DataVersion(&impl_->db);
+  auto v = impl_->CurrentDataVersion();
   if (!v) return v.error();
   return static_cast<std::uint64_t>(*v);
 }

@@ -102,7 +102,19 @@ class StoreImpl {
   std::unordered_map<NsId, std::string> ns_names;
   std::unordered_map<NsId, NodeId> roots;
   ReadCache read_cache;  // ReadFile's recent results (see read_cache.h)
+  // The WAL-index header and PRAGMA data_version at the last look at the
+  // database: while the header stays the same, nothing has committed, so the
+  // version and the read cache's entries still hold (see Observe).
+  WalStamp seen_wal;
+  std::int64_t seen_version = 0;
   AppendBases append_bases;  // bodies files were last sealed with (see append_bases.h)
+
+  // PRAGMA data_version now: no SQL when the WAL-index header is as last
+  // seen. Inside a read transaction, the version of that transaction's view.
+  Result<std::int64_t> CurrentDataVersion();
+  // True when no connection has committed since the last CurrentDataVersion,
+  // so the read cache is current without a transaction.
+  bool NothingCommittedSinceSeen() { return SameWalState(db.ReadWalStamp(), seen_wal); }
 
   // ---- namespaces (store.cc)
   Result<NsId> ResolveNs(std::string_view name, bool create);

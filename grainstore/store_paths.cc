@@ -28,12 +28,18 @@ Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
 Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* info) {
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
+  // Nothing committed since the cache was last checked: a hit needs no SQL.
+  if (s.NothingCommittedSinceSeen()) {
+    if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) {
+      if (info != nullptr) *info = hit->info;
+      return hit->body;
+    }
+  }
   // One read transaction: the stamp and the row describe the same state.
   Transaction txn(&s.db);
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin(Transaction::Kind::kRead));
-  auto version = grainstore::DataVersion(&s.db);
-  if (!version) return version.error();
-  s.read_cache.Observe({.data_version = *version, .commits = s.db.commits()});
+  // Empties the cache if anything committed since it was last checked.
+  if (auto version = s.CurrentDataVersion(); !version) return version.error();
   if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) {
     GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
     if (info != nullptr) *info = hit->info;
