@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sqlite_memory.h"
 #include "wal_vfs.h"
 
 namespace grainstore {
@@ -127,6 +128,7 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
 Status Db::Open(const std::string& path, bool create_if_missing) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
+  (void)InstallSqliteMemory();  // before the VFS initialises SQLite
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");

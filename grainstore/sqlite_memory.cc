@@ -1,0 +1,162 @@
+#include "sqlite_memory.h"
+
+#include <malloc.h>
+#include <sqlite3.h>
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace grainstore {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// Blocks from kMinArenaBlock to kMaxArenaBlock bytes (page-cache pages of 4 to
+// 64 KiB plus SQLite's per-page header) come from the arena; each size keeps
+// its own free list, so a freed page is reused by the next page of that size.
+constexpr std::size_t kMinArenaBlock = 4096;
+constexpr std::size_t kMaxArenaBlock = (64 << 10) + 1024;
+constexpr std::size_t kArenaBytes = std::size_t{4} << 30;  // address space only
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// Each block is preceded by its size, so Size and Free need no lookup.
+constexpr std::size_t kHeader = 16;
+
+struct Arena {
+  std::mutex mu;
+  char* base = nullptr;
+  char* end = nullptr;
+  char* next = nullptr;  // first byte never handed out
+  struct FreeList {
+    std::size_t size;
+    std::vector<void*> blocks;
+  };
+  std::vector<FreeList> free;  // a few sizes only
+};
+
+Arena* g_arena = nullptr;  // leaked on purpose: SQLite may free at exit
+
+bool InArena(const void* p) {
+  const char* c = static_cast<const char*>(p);
+  return g_arena != nullptr && c >= g_arena->base && c < g_arena->end;
+}
+
+std::size_t HeaderSize(const void* p) {
+  std::size_t size;
+  std::memcpy(&size, static_cast<const char*>(p) - kHeader, sizeof size);
+  return size;
+}
+
+void* ArenaAlloc(std::size_t size) {
+  std::lock_guard lock(g_arena->mu);
+  for (Arena::FreeList& list : g_arena->free) {
+    if (list.size != size) continue;
+    if (list.blocks.empty()) break;
+    void* p = list.blocks.back();
+    list.blocks.pop_back();
+    return p;
+  }
+  const std::size_t step = kHeader + ((size + 15) & ~std::size_t{15});
+  if (static_cast<std::size_t>(g_arena->end - g_arena->next) < step) return nullptr;
+  char* block = g_arena->next + kHeader;
+  std::memcpy(block - kHeader, &size, sizeof size);
+  g_arena->next += step;
+  return block;
+}
+
+void ArenaFree(void* p) {
+  const std::size_t size = HeaderSize(p);
+  std::lock_guard lock(g_arena->mu);
+  for (Arena::FreeList& list : g_arena->free) {
+    if (list.size == size) {
+      list.blocks.push_back(p);
+      return;
+    }
+  }
+  g_arena->free.push_back({size, {p}});
+}
+
+bool ForArena(int n) {
+  return n >= static_cast<int>(kMinArenaBlock) && n <= static_cast<int>(kMaxArenaBlock);
+}
+
+void* Malloc(int n) {
+  if (ForArena(n)) {
+    if (void* p = ArenaAlloc(static_cast<std::size_t>(n))) return p;
+  }
+  return std::malloc(static_cast<std::size_t>(n));
+}
+
+int Size(void* p) {
+  if (InArena(p)) return static_cast<int>(HeaderSize(p));
+  return static_cast<int>(malloc_usable_size(p));
+}
+
+void Free(void* p) {
+  if (InArena(p)) return ArenaFree(p);
+  std::free(p);
+}
+
+void* Realloc(void* p, int n) {
+  if (!InArena(p) && !ForArena(n)) return std::realloc(p, static_cast<std::size_t>(n));
+  void* fresh = Malloc(n);
+  if (fresh == nullptr) return nullptr;
+  const int keep = Size(p) < n ? Size(p) : n;
+  std::memcpy(fresh, p, static_cast<std::size_t>(keep));
+  Free(p);
+  return fresh;
+}
+
+int Roundup(int n) { return (n + 7) & ~7; }
+int Init(void*) { return SQLITE_OK; }
+void Shutdown(void*) {}
+
+bool Install() {
+  if (kSanitized) return false;
+  void* mem = mmap(nullptr, kArenaBytes + kHugePage, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) return false;
+  auto aligned = (reinterpret_cast<std::uintptr_t>(mem) + kHugePage - 1) & ~(kHugePage - 1);
+  char* base = reinterpret_cast<char*>(aligned);
+  (void)madvise(base, kArenaBytes, MADV_HUGEPAGE);  // a hint; 4 KiB pages still work
+  static const sqlite3_mem_methods kMethods = {Malloc, Free,     Realloc, Size,
+                                               Roundup, Init,    Shutdown, nullptr};
+  auto* arena = new Arena;
+  arena->base = base;
+  arena->end = base + kArenaBytes;
+  arena->next = base;
+  g_arena = arena;
+  if (sqlite3_config(SQLITE_CONFIG_MALLOC, &kMethods) != SQLITE_OK) {
+    g_arena = nullptr;  // SQLite is already running on its own allocator
+    delete arena;
+    munmap(mem, kArenaBytes + kHugePage);
+    return false;
+  }
+  (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // no global counter lock per call
+  return true;
+}
+
+}  // namespace
+
+bool InstallSqliteMemory() {
+  static const bool installed = Install();
+  return installed;
+}
+
+bool SqliteArenaOwns(const void* p) { return InArena(p); }
+
+}  // namespace grainstore

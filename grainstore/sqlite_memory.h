@@ -1,0 +1,23 @@
+// SQLite's memory allocator for this process: page-cache pages come from an
+// arena the kernel may back with transparent huge pages; everything else goes
+// to malloc. A first view of a file in a large store and every write touch
+// dozens of cached pages, and on a virtual machine each 4 KiB page that misses
+// the TLB costs a nested page walk; huge pages cut those misses.
+#ifndef GRAINSTORE_SQLITE_MEMORY_H_
+#define GRAINSTORE_SQLITE_MEMORY_H_
+
+namespace grainstore {
+
+// Installs the allocator before SQLite initialises (once per process; later
+// calls do nothing). Returns false, changing nothing, when SQLite was already
+// initialised by other code in the process (a host's own sqlite3 module), when
+// the arena cannot be reserved, or in sanitizer builds (which must see every
+// allocation).
+bool InstallSqliteMemory();
+
+// True when `p` (from sqlite3_malloc) lies in the arena. For tests.
+bool SqliteArenaOwns(const void* p);
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_SQLITE_MEMORY_H_

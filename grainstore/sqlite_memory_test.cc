@@ -1,0 +1,95 @@
+// The SQLite allocator: page-sized blocks from the huge-page arena, the rest
+// from malloc, every block usable to its full size and reusable once freed.
+#include "sqlite_memory.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "grainstore/store.h"
+#include "store_fixture.h"
+
+namespace grainstore {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kExpectArena = false;  // sanitizers must see every allocation
+#else
+constexpr bool kExpectArena = true;
+#endif
+
+// Installs the allocator before any test touches SQLite, whatever the order,
+// as Db::Open does before a process's first connection.
+class InstallFirst : public ::testing::Environment {
+ public:
+  void SetUp() override { installed_ = InstallSqliteMemory(); }
+  static bool installed() { return installed_; }
+
+ private:
+  static inline bool installed_ = false;
+};
+const auto* const kInstallFirst = ::testing::AddGlobalTestEnvironment(new InstallFirst);
+
+TEST(SqliteMemoryTest, InstalledBeforeSqliteStartsExceptUnderSanitizers) {
+  EXPECT_EQ(InstallFirst::installed(), kExpectArena);
+  EXPECT_EQ(InstallSqliteMemory(), kExpectArena);  // later calls change nothing
+}
+
+TEST(SqliteMemoryTest, PageSizedBlocksComeFromTheArenaAndAreReused) {
+  if (!InstallSqliteMemory()) GTEST_SKIP() << "arena not installed in this build";
+  ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
+  void* page = sqlite3_malloc(4096 + 272);
+  ASSERT_NE(page, nullptr);
+  EXPECT_TRUE(SqliteArenaOwns(page));
+  EXPECT_GE(sqlite3_msize(page), sqlite3_uint64{4096 + 272});
+  std::memset(page, 0xab, 4096 + 272);
+  void* small = sqlite3_malloc(100);
+  ASSERT_NE(small, nullptr);
+  EXPECT_FALSE(SqliteArenaOwns(small));
+  sqlite3_free(small);
+  sqlite3_free(page);
+  void* again = sqlite3_malloc(4096 + 272);
+  EXPECT_EQ(again, page);  // the freed block of that size
+  sqlite3_free(again);
+}
+
+TEST(SqliteMemoryTest, ReallocAcrossTheArenaKeepsTheBytes) {
+  if (!InstallSqliteMemory()) GTEST_SKIP() << "arena not installed in this build";
+  ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
+  auto* p = static_cast<char*>(sqlite3_malloc(64));
+  ASSERT_NE(p, nullptr);
+  std::memcpy(p, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde", 64);
+  auto* big = static_cast<char*>(sqlite3_realloc(p, 5000));  // into the arena
+  ASSERT_NE(big, nullptr);
+  EXPECT_TRUE(SqliteArenaOwns(big));
+  EXPECT_EQ(std::string(big, 64), std::string("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde", 64));
+  big[4999] = 'z';
+  auto* back = static_cast<char*>(sqlite3_realloc(big, 32));  // out again
+  ASSERT_NE(back, nullptr);
+  EXPECT_FALSE(SqliteArenaOwns(back));
+  EXPECT_EQ(std::string(back, 32), "0123456789abcdef0123456789abcdef");
+  sqlite3_free(back);
+}
+
+// A store works on top of it: pages cycle through the arena as the cache
+// fills and the data reads back.
+class SqliteMemoryStoreTest : public test::StoreFixture {};
+
+TEST_F(SqliteMemoryStoreTest, AStoreReadsBackThroughTheArena) {
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(store_->PutFile(ns_, "/memories/f" + std::to_string(i) + ".md",
+                                std::string(3000, static_cast<char>('a' + i % 26)))
+                    .has_value());
+  }
+  for (int i = 0; i < 300; i += 37) {
+    auto body = store_->ReadFile(ns_, "/memories/f" + std::to_string(i) + ".md");
+    ASSERT_TRUE(body.has_value());
+    EXPECT_EQ(*body, std::string(3000, static_cast<char>('a' + i % 26)));
+  }
+}
+
+}  // namespace
+}  // namespace grainstore
