@@ -138,15 +138,50 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
   }
   sqlite3_extended_result_codes(db_, 1);
   // Counted as the commit starts: a commit that then fails only makes
-  // commits() move when the database did not.
+  // commits() move when the database did not. The hook runs with the WAL
+  // write lock held, so the header it reads is the one this commit replaces.
   sqlite3_commit_hook(
       db_,
       [](void* self) -> int {
-        ++static_cast<Db*>(self)->commits_;
+        Db* db = static_cast<Db*>(self);
+        ++db->commits_;
+        db->before_commit_ = db->ReadWalStamp();
         return 0;
       },
       this);
+  // After each commit that wrote frames. Installing a WAL hook replaces
+  // SQLite's autocheckpoint, which this keeps until SetWalHook takes over.
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int frames) -> int {
+        constexpr int kDefaultAutocheckpoint = 1000;  // SQLite's own default
+        Db* db = static_cast<Db*>(self);
+        db->NoteOwnCommit();
+        if (db->wal_hook_ != nullptr) {
+          db->wal_hook_(db->wal_hook_arg_, frames);
+        } else if (frames >= kDefaultAutocheckpoint) {
+          (void)db->CheckpointPassive();
+        }
+        return SQLITE_OK;
+      },
+      this);
   return Status::Ok();
+}
+
+void Db::NoteOwnCommit() {
+  constexpr std::size_t kChangeCounter = 2;  // iChange: the header's third u32
+  const WalStamp before = before_commit_;
+  before_commit_ = WalStamp{};
+  const WalStamp after = ReadWalStamp();
+  // Another commit (or a WAL restart) between the two reads would have moved
+  // the counter again.
+  if (!before.valid || !after.valid ||
+      after.words[kChangeCounter] != before.words[kChangeCounter] + 1) {
+    own_ = OwnCommits{};
+    return;
+  }
+  if (!SameWalState(own_.to, before)) own_.from = before;
+  own_.to = after;
 }
 
 WalStamp Db::ReadWalStamp() {
@@ -218,14 +253,6 @@ Result<std::int64_t> Db::QueryInt(const char* sql) {
 void Db::SetWalHook(WalHook fn, void* arg) {
   wal_hook_ = fn;
   wal_hook_arg_ = arg;
-  sqlite3_wal_hook(
-      db_,
-      [](void* self, sqlite3*, const char*, int frames) -> int {
-        Db* db = static_cast<Db*>(self);
-        db->wal_hook_(db->wal_hook_arg_, frames);
-        return SQLITE_OK;
-      },
-      this);
 }
 
 Status Db::CheckpointPassive() {

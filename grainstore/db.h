@@ -105,16 +105,31 @@ class Db {
   // Invalid until this connection has used the WAL, and while a commit is
   // rewriting the header (its two copies differ). See docs/storage-format.md.
   WalStamp ReadWalStamp();
+  // The WAL-index header just before the first and just after the last of
+  // this connection's latest run of commits, with no other commit anywhere
+  // in between (each commit moved the header's change counter by exactly
+  // one). Both invalid when that cannot be told.
+  struct OwnCommits {
+    WalStamp from;
+    WalStamp to;
+  };
+  const OwnCommits& own_commits() const { return own_; }
+  // Starts the next run where this one ends (its caller has taken it in).
+  void RestartOwnCommits() { own_.from = own_.to; }
 
   // Converts a SQLite result code into a Status (with sqlite3_errmsg).
   Status ErrorStatus(int rc, std::string_view context) const;
 
  private:
+  void NoteOwnCommit();
+
   sqlite3* db_ = nullptr;
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
   WalHook wal_hook_ = nullptr;
   void* wal_hook_arg_ = nullptr;
   std::uint64_t commits_ = 0;
+  WalStamp before_commit_;  // read by the commit hook, under the write lock
+  OwnCommits own_;
   const volatile unsigned char* wal_index_ = nullptr;  // region 0 of the -shm mapping
 };
 

@@ -137,5 +137,24 @@ TEST_F(ReadFileCoherenceTest, SeesAnotherProgramsWrites) {
   EXPECT_EQ(after.mtime_ns, before.mtime_ns + 7);
 }
 
+// Store::DataVersion moves for other connections' commits only, including
+// one that lands right after a run of this Store's own.
+TEST_F(ReadFileCoherenceTest, DataVersionSeesOthersBetweenOwnCommits) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "own 1\n").has_value());
+  auto v0 = store_->DataVersion();
+  ASSERT_TRUE(v0.has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "own 2\n").has_value());
+  EXPECT_EQ(*store_->DataVersion(), *v0);  // only its own commit since
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "own 3\n").has_value());
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value());
+  NsId ons = *(*other)->Namespace("default");
+  ASSERT_TRUE((*other)->PutFile(ons, "/memories/b.md", "theirs\n").has_value());
+  auto v1 = store_->DataVersion();
+  ASSERT_TRUE(v1.has_value());
+  EXPECT_NE(*v1, *v0);
+  EXPECT_EQ(Read("/memories/b.md"), "theirs\n");
+}
+
 }  // namespace
 }  // namespace grainstore

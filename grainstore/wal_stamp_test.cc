@@ -86,6 +86,32 @@ TEST_F(WalStampTest, MovesWithAnotherProgramsCommitsAndWalRestarts) {
   sqlite3_close(raw);
 }
 
+TEST_F(WalStampTest, OwnCommitsSpanARunOfThisConnectionsCommits) {
+  a_.RestartOwnCommits();  // the run so far holds SetUp's CREATE TABLE
+  const WalStamp start = Stamp();
+  EXPECT_TRUE(SameWalState(a_.own_commits().from, start));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(a_.Exec("INSERT INTO t VALUES (5)").ok());
+  EXPECT_TRUE(SameWalState(a_.own_commits().from, start));
+  EXPECT_TRUE(SameWalState(a_.own_commits().to, Stamp()));
+  a_.RestartOwnCommits();
+  EXPECT_TRUE(SameWalState(a_.own_commits().from, Stamp()));
+}
+
+TEST_F(WalStampTest, AnotherConnectionsCommitStartsANewRun) {
+  const WalStamp start = Stamp();
+  ASSERT_TRUE(a_.Exec("INSERT INTO t VALUES (6)").ok());
+  Db b;
+  ASSERT_TRUE(b.Open(path_, false).ok());
+  ASSERT_TRUE(b.Exec("INSERT INTO t VALUES (7)").ok());
+  // Our run ended before b's commit: it does not reach the header now.
+  EXPECT_FALSE(SameWalState(a_.own_commits().to, Stamp()));
+  const WalStamp after_b = Stamp();
+  ASSERT_TRUE(a_.Exec("INSERT INTO t VALUES (8)").ok());
+  EXPECT_TRUE(SameWalState(a_.own_commits().from, after_b));
+  EXPECT_FALSE(SameWalState(a_.own_commits().from, start));
+  EXPECT_TRUE(SameWalState(a_.own_commits().to, Stamp()));
+}
+
 TEST(WalStampPairTest, InvalidStampsNeverMatch) {
   WalStamp none;
   EXPECT_FALSE(SameWalState(none, none));
