@@ -37,13 +37,25 @@ Result<ChainRow> FindLatest(StoreImpl* s, NsId ns, std::string_view subject,
   return std::move(**c);
 }
 
-bool HasVersion(StoreImpl* s, ChainId chain, std::uint32_t seq) {
-  static constexpr char kSql[] = "SELECT 1 FROM grains WHERE chain_id = ? AND seq = ?";
+// The body of version `seq` of `chain`: NotFound when the chain has no such
+// version, ReadOnly when its body was purged. `version` (as the caller named
+// it) and `subject` word the errors.
+Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
+                                std::string_view version, std::string_view subject) {
+  static constexpr char kSql[] = "SELECT body_id FROM grains WHERE chain_id = ? AND seq = ?";
   auto st = s->db.Prepare(kSql);
-  if (!st) return false;
+  if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(chain));
   st->BindInt64(2, seq);
-  return st->Step() == StepResult::kRow;
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  if (r == StepResult::kDone) {
+    return Status::NotFound(fmt::format("{} has no version {}", subject, version));
+  }
+  if (st->ColumnIsNull(0)) {
+    return Status::ReadOnly(fmt::format("version {} of {} was purged", version, subject));
+  }
+  return s->BodyData(st->ColumnInt64(0));
 }
 
 }  // namespace
@@ -70,8 +82,6 @@ Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
 
 Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
                                        std::string_view version, std::string_view relation) {
-  static constexpr char kSql[] =
-      "SELECT body_id, flags FROM grains WHERE chain_id = ? AND seq = ?";
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   auto chain = FindLatest(&s, ns, subject, relation);
@@ -79,29 +89,16 @@ Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
   auto spec = ParseVersionSpec(version);
   if (!spec) return spec.error();
   // A number names its version directly; only a prefix, or a number no
-  // version has, needs the chain's list.
-  std::int64_t seq = spec->number;
-  if (spec->number == 0 || !HasVersion(&s, chain->id, spec->number)) {
-    auto versions = s.Versions(chain->id);
-    if (!versions) return versions.error();
-    auto index = MatchVersion(*versions, *spec, version, subject);
-    if (!index) return index.error();
-    seq = (*versions)[*index].seq;
+  // version has that may still be a prefix, needs the chain's list.
+  if (spec->number != 0) {
+    auto body = VersionBody(&s, chain->id, spec->number, version, subject);
+    if (body || !body.error().IsNotFound() || spec->id_prefix.empty()) return body;
   }
-  auto st = s.db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, static_cast<std::int64_t>(chain->id));
-  st->BindInt64(2, seq);
-  StepResult r = st->Step();
-  if (r == StepResult::kError) return st->status();
-  if (r == StepResult::kDone) {
-    return Status::NotFound(fmt::format("{} has no version {}", subject, version));
-  }
-  if (st->ColumnIsNull(0)) {
-    return Status::ReadOnly(fmt::format("version {} of {} was purged", version, subject));
-  }
-  std::int64_t body_id = st->ColumnInt64(0);
-  return s.BodyData(body_id);
+  auto versions = s.Versions(chain->id);
+  if (!versions) return versions.error();
+  auto index = MatchVersion(*versions, *spec, version, subject);
+  if (!index) return index.error();
+  return VersionBody(&s, chain->id, (*versions)[*index].seq, version, subject);
 }
 
 Status Store::Restore(NsId ns, std::string_view key) {
