@@ -216,20 +216,16 @@ Result<std::int64_t> StoreImpl::CurrentDataVersion() {
   const WalStamp live = db.ReadWalStamp();
   if (SameWalState(live, seen_wal)) return seen_version;
   const Db::OwnCommits& own = db.own_commits();
-  if (SameWalState(seen_wal, own.from) && SameWalState(live, own.to)) {
-    // Only this connection committed since: data_version counts the others.
-    seen_wal = live;
-    db.RestartOwnCommits();
-    read_cache.Observe({.data_version = seen_version, .commits = db.commits()});
-    return seen_version;
+  // Only this connection committed since: data_version counts the others.
+  if (!SameWalState(seen_wal, own.from) || !SameWalState(live, own.to)) {
+    auto version = grainstore::DataVersion(&db);
+    if (!version) return version.error();
+    seen_version = *version;
   }
-  auto version = grainstore::DataVersion(&db);
-  if (!version) return version.error();
   seen_wal = live;
-  seen_version = *version;
   db.RestartOwnCommits();  // a run that ends at `live` starts from what was just seen
-  read_cache.Observe({.data_version = *version, .commits = db.commits()});
-  return *version;
+  read_cache.Observe({.data_version = seen_version, .commits = db.commits()});
+  return seen_version;
 }
 
 Result<std::uint64_t> Store::DataVersion() {
