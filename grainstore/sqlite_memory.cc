@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -115,8 +116,7 @@ void* Realloc(void* p, int n) {
   if (!InArena(p) && !ForArena(n)) return std::realloc(p, static_cast<std::size_t>(n));
   void* fresh = Malloc(n);
   if (fresh == nullptr) return nullptr;
-  const int keep = Size(p) < n ? Size(p) : n;
-  std::memcpy(fresh, p, static_cast<std::size_t>(keep));
+  std::memcpy(fresh, p, static_cast<std::size_t>(std::min(Size(p), n)));
   Free(p);
   return fresh;
 }
