@@ -28,27 +28,22 @@ Result<std::size_t> Match(std::string_view spec) {
   return MatchVersion(Chain(), *parsed, spec, "/memories/p.md");
 }
 
+// Parses `spec`, expecting it to name version `number` (0: none) and grain-id
+// prefix `prefix` ("": none).
+void ExpectParsed(std::string_view spec, std::uint32_t number, std::string_view prefix) {
+  SCOPED_TRACE(spec);
+  auto parsed = ParseVersionSpec(spec);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->number, number);
+  EXPECT_EQ(parsed->id_prefix, prefix);
+}
+
 TEST(VersionSpecTest, ParsesNumbersAndPrefixes) {
-  auto n = ParseVersionSpec("42");
-  ASSERT_TRUE(n.has_value());
-  EXPECT_EQ(n->number, 42u);
-  EXPECT_EQ(n->id_prefix, "");
-
-  auto p = ParseVersionSpec("ABCdef12");
-  ASSERT_TRUE(p.has_value());
-  EXPECT_EQ(p->number, 0u);
-  EXPECT_EQ(p->id_prefix, "abcdef12");
-
-  auto both = ParseVersionSpec("58526585");
-  ASSERT_TRUE(both.has_value());
-  EXPECT_EQ(both->number, 58526585u);
-  EXPECT_EQ(both->id_prefix, "58526585");
-
+  ExpectParsed("42", 42, "");
+  ExpectParsed("ABCdef12", 0, "abcdef12");
+  ExpectParsed("58526585", 58526585, "58526585");
   // Too long to be a number, still a prefix; never an overflow.
-  auto long_digits = ParseVersionSpec("99999999999999999999");
-  ASSERT_TRUE(long_digits.has_value());
-  EXPECT_EQ(long_digits->number, 0u);
-  EXPECT_EQ(long_digits->id_prefix, "99999999999999999999");
+  ExpectParsed("99999999999999999999", 0, "99999999999999999999");
 }
 
 TEST(VersionSpecTest, RejectsMalformedNames) {
