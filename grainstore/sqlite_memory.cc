@@ -15,18 +15,6 @@
 namespace grainstore {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // Blocks from kMinArenaBlock to kMaxArenaBlock bytes (page-cache pages of 4 to
 // 64 KiB plus SQLite's per-page header) come from the arena; each size keeps
 // its own free list, so a freed page is reused by the next page of that size.
@@ -126,7 +114,7 @@ int Init(void*) { return SQLITE_OK; }
 void Shutdown(void*) {}
 
 bool Install() {
-  if (kSanitized) return false;
+  if (kAddressSanitizerBuild) return false;
   void* mem = mmap(nullptr, kArenaBytes + kHugePage, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED) return false;

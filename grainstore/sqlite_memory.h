@@ -8,6 +8,19 @@
 
 namespace grainstore {
 
+// Sanitizer builds keep SQLite on malloc, which they must see every block of.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizerBuild = true;
+#else
+inline constexpr bool kAddressSanitizerBuild = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizerBuild = false;
+#endif
+
 // Installs the allocator before SQLite initialises (once per process; later
 // calls do nothing). Returns false, changing nothing, when SQLite was already
 // initialised by other code in the process (a host's own sqlite3 module), when

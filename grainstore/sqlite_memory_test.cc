@@ -15,11 +15,7 @@
 namespace grainstore {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kExpectArena = false;  // sanitizers must see every allocation
-#else
-constexpr bool kExpectArena = true;
-#endif
+constexpr bool kExpectArena = !kAddressSanitizerBuild;
 
 // Installs the allocator before any test touches SQLite, whatever the order,
 // as Db::Open does before a process's first connection.
