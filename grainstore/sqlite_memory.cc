@@ -15,14 +15,17 @@
 namespace grainstore {
 namespace {
 
-// Blocks from kMinArenaBlock to kMaxArenaBlock bytes (page-cache pages of 4 to
-// 64 KiB plus SQLite's per-page header) come from the arena; each size keeps
-// its own free list, so a freed page is reused by the next page of that size.
-constexpr std::size_t kMinArenaBlock = 4096;
+// Blocks from kMinArenaBlock to kMaxArenaBlock bytes (page-cache pages of 2 to
+// 64 KiB plus SQLite's per-page header) come from the arena, rounded up to a
+// multiple of kSizeClass; each size class keeps its own free list, so a freed
+// page is reused by the next page of that size.
+constexpr std::size_t kMinArenaBlock = 2048;
 constexpr std::size_t kMaxArenaBlock = (64 << 10) + 1024;
+constexpr std::size_t kSizeClass = 64;
+constexpr std::size_t kClasses = (kMaxArenaBlock - kMinArenaBlock) / kSizeClass + 1;
 constexpr std::size_t kArenaBytes = std::size_t{4} << 30;  // address space only
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
-// Each block is preceded by its size, so Size and Free need no lookup.
+// Each block is preceded by its (rounded) size, so Size and Free need no lookup.
 constexpr std::size_t kHeader = 16;
 
 struct Arena {
@@ -30,11 +33,7 @@ struct Arena {
   char* base = nullptr;
   char* end = nullptr;
   char* next = nullptr;  // first byte never handed out
-  struct FreeList {
-    std::size_t size;
-    std::vector<void*> blocks;
-  };
-  std::vector<FreeList> free;  // a few sizes only
+  std::vector<std::vector<void*>> free = std::vector<std::vector<void*>>(kClasses);
 };
 
 Arena* g_arena = nullptr;  // leaked on purpose: SQLite may free at exit
@@ -50,33 +49,33 @@ std::size_t HeaderSize(const void* p) {
   return size;
 }
 
+std::size_t RoundToClass(std::size_t size) { return (size + kSizeClass - 1) & ~(kSizeClass - 1); }
+
+std::vector<void*>& FreeList(std::size_t rounded) {
+  return g_arena->free[(rounded - kMinArenaBlock) / kSizeClass];
+}
+
 void* ArenaAlloc(std::size_t size) {
+  const std::size_t rounded = RoundToClass(size);
   std::lock_guard lock(g_arena->mu);
-  for (Arena::FreeList& list : g_arena->free) {
-    if (list.size != size) continue;
-    if (list.blocks.empty()) break;
-    void* p = list.blocks.back();
-    list.blocks.pop_back();
+  std::vector<void*>& list = FreeList(rounded);
+  if (!list.empty()) {
+    void* p = list.back();
+    list.pop_back();
     return p;
   }
-  const std::size_t step = kHeader + ((size + 15) & ~std::size_t{15});
+  const std::size_t step = kHeader + rounded;
   if (static_cast<std::size_t>(g_arena->end - g_arena->next) < step) return nullptr;
   char* block = g_arena->next + kHeader;
-  std::memcpy(block - kHeader, &size, sizeof size);
+  std::memcpy(block - kHeader, &rounded, sizeof rounded);
   g_arena->next += step;
   return block;
 }
 
 void ArenaFree(void* p) {
-  const std::size_t size = HeaderSize(p);
+  const std::size_t rounded = HeaderSize(p);
   std::lock_guard lock(g_arena->mu);
-  for (Arena::FreeList& list : g_arena->free) {
-    if (list.size == size) {
-      list.blocks.push_back(p);
-      return;
-    }
-  }
-  g_arena->free.push_back({size, {p}});
+  FreeList(rounded).push_back(p);
 }
 
 bool ForArena(int n) {

@@ -52,6 +52,31 @@ TEST(SqliteMemoryTest, PageSizedBlocksComeFromTheArenaAndAreReused) {
   sqlite3_free(again);
 }
 
+// Stores made with 2 KiB pages get arena pages too; sizes round up to a
+// 64-byte class, and a freed block serves any request of its class.
+TEST(SqliteMemoryTest, SmallPagesShareASizeClass) {
+  if (!InstallSqliteMemory()) GTEST_SKIP() << "arena not installed in this build";
+  ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
+  void* page = sqlite3_malloc(2048 + 250);
+  ASSERT_NE(page, nullptr);
+  EXPECT_TRUE(SqliteArenaOwns(page));
+  EXPECT_EQ(sqlite3_msize(page), sqlite3_uint64{2304});  // 2298 rounded up to 64
+  std::memset(page, 0xcd, 2304);
+  sqlite3_free(page);
+  void* same_class = sqlite3_malloc(2290);
+  EXPECT_EQ(same_class, page);
+  void* next_class = sqlite3_malloc(2305);
+  ASSERT_NE(next_class, nullptr);
+  EXPECT_NE(next_class, page);
+  EXPECT_TRUE(SqliteArenaOwns(next_class));
+  void* below = sqlite3_malloc(2047);
+  ASSERT_NE(below, nullptr);
+  EXPECT_FALSE(SqliteArenaOwns(below));
+  sqlite3_free(below);
+  sqlite3_free(next_class);
+  sqlite3_free(same_class);
+}
+
 TEST(SqliteMemoryTest, ReallocAcrossTheArenaKeepsTheBytes) {
   if (!InstallSqliteMemory()) GTEST_SKIP() << "arena not installed in this build";
   ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
