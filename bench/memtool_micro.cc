@@ -11,6 +11,7 @@
 // run (its numbers are not the recorded ones).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
