@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -192,6 +193,51 @@ TEST_F(StoreTest, ListChildrenSortsBytewise) {
   std::vector<std::string> names;
   for (auto& k : *kids) names.push_back(k.name);
   EXPECT_EQ(names, (std::vector<std::string>{"10", "9", "B", "_u", "b", "\xc3\xa9"}));
+}
+
+TEST_F(StoreTest, ListEntriesMatchesListChildren) {
+  for (const char* k : {"/memories/b.md", "/memories/B/x.md", "/memories/10", "/memories/9"}) {
+    ASSERT_TRUE(store_->PutFile(ns_, k, std::string(std::strlen(k), 'x')).has_value());
+  }
+  auto root = store_->RootId(ns_);
+  ASSERT_TRUE(root.has_value());
+  NewNode link{.kind = NodeKind::kSymlink, .symlink_target = "b.md"};
+  ASSERT_TRUE(store_->CreateNode(*root, "link", link).has_value());
+  auto kids = store_->ListChildren(*root);
+  auto entries = store_->ListEntries(*root);
+  ASSERT_TRUE(kids.has_value());
+  ASSERT_TRUE(entries.has_value());
+  ASSERT_EQ(entries->size(), 5u);
+  ASSERT_EQ(entries->size(), kids->size());
+  for (std::size_t i = 0; i < kids->size(); ++i) {
+    SCOPED_TRACE((*kids)[i].key);
+    EXPECT_EQ((*entries)[i].id, (*kids)[i].id);
+    EXPECT_EQ((*entries)[i].name, (*kids)[i].name);
+    EXPECT_EQ((*entries)[i].kind, (*kids)[i].kind);
+    EXPECT_EQ((*entries)[i].size, (*kids)[i].size);
+  }
+  EXPECT_EQ((*entries)[0].name, "10");
+  EXPECT_EQ((*entries)[1].kind, NodeKind::kFile);
+  EXPECT_EQ((*entries)[1].size, std::strlen("/memories/9"));
+  EXPECT_EQ((*entries)[2].name, "B");
+  EXPECT_EQ((*entries)[2].kind, NodeKind::kDirectory);
+  EXPECT_EQ((*entries)[4].kind, NodeKind::kSymlink);
+  auto none = store_->ListEntries((*entries)[1].id);  // a file has no children
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(StoreTest, ReadFileReportsTheNodeThatIsNotAFile) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/d/f.md", "x").has_value());
+  NodeInfo info;
+  auto body = store_->ReadFile(ns_, "/memories/d", &info);
+  ASSERT_FALSE(body.has_value());
+  EXPECT_EQ(body.error().code(), StatusCode::kIsADirectory);
+  EXPECT_EQ(info.kind, NodeKind::kDirectory);
+  EXPECT_EQ(info.key, "/memories/d");
+  auto stat = store_->StatKey(ns_, "/memories/d");
+  ASSERT_TRUE(stat.has_value());
+  EXPECT_EQ(info.id, stat->id);
 }
 
 TEST_F(StoreTest, NamespacesIsolate) {

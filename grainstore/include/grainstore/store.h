@@ -109,7 +109,7 @@ class Store {
   // NotFound if nothing lives at the key.
   Result<NodeInfo> StatKey(NsId ns, std::string_view key);
   // The current body of the file at key. NotFound; IsADirectory (directory or
-  // symlink). `info`, if given, receives the node.
+  // symlink). `info`, if given, receives the node, on IsADirectory too.
   Result<std::string> ReadFile(NsId ns, std::string_view key, NodeInfo* info = nullptr);
   // Creates the file (and missing parent directories) or appends a version.
   // NotADirectory (an ancestor is a file), IsADirectory (key is a directory or
@@ -133,6 +133,9 @@ class Store {
   Status RenameKey(NsId ns, std::string_view old_key, std::string_view new_key);
   // Children of a directory, sorted by name in byte order.
   Result<std::vector<NodeInfo>> ListChildren(NodeId dir);
+  // The same children as listing entries (id, name, kind, size): one narrow
+  // query, for listings that show no more than that.
+  Result<std::vector<ChildEntry>> ListEntries(NodeId dir);
 
   // ---- Node level (fusefs) ----------------------------------------------
   Result<NodeId> RootId(NsId ns);

@@ -47,6 +47,15 @@ struct NodeInfo {
   std::string symlink_target;  // symlinks only
 };
 
+// One entry of a directory listing: what a listing shows of a child, read
+// without the rest of its record (Store::ListEntries).
+struct ChildEntry {
+  NodeId id = 0;
+  std::string name;
+  NodeKind kind = NodeKind::kFile;
+  std::uint64_t size = 0;  // as NodeInfo::size
+};
+
 // One version (grain) of a chain.
 struct VersionInfo {
   std::string grain_id;      // 64 lowercase hex chars (BLAKE2b-256 of the canonical encoding)
