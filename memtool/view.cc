@@ -13,6 +13,7 @@
 namespace memtool::internal {
 namespace {
 
+using grainstore::ChildEntry;
 using grainstore::NodeInfo;
 using grainstore::NodeKind;
 
@@ -26,13 +27,13 @@ ToolResult NotExist(std::string_view raw) {
 }
 
 // Hidden names, node_modules and symlinks never appear in listings.
-bool Listed(const NodeInfo& node) {
+bool Listed(const ChildEntry& node) {
   if (node.kind == NodeKind::kSymlink) return false;
   if (!node.name.empty() && node.name.front() == '.') return false;
   return node.name != "node_modules";
 }
 
-void AppendEntry(std::string* out, const NodeInfo& node, std::string_view raw,
+void AppendEntry(std::string* out, const ChildEntry& node, std::string_view raw,
                  std::string_view parent_rel) {
   const bool dir = node.kind == NodeKind::kDirectory;
   out->push_back('\n');
@@ -50,7 +51,7 @@ void AppendEntry(std::string* out, const NodeInfo& node, std::string_view raw,
 }
 
 ToolResult ViewDirectory(const Target& t, const PathArg& p, const NodeInfo& dir) {
-  grainstore::Result<std::vector<NodeInfo>> children = t.store->ListChildren(dir.id);
+  grainstore::Result<std::vector<ChildEntry>> children = t.store->ListEntries(dir.id);
   if (!children.has_value()) return StorageFailure(p.raw, children.error());
   std::string out;
   out.reserve(160 + children->size() * (p.raw.size() + 32));
@@ -59,15 +60,15 @@ ToolResult ViewDirectory(const Target& t, const PathArg& p, const NodeInfo& dir)
   out.append(", excluding hidden items and node_modules:\n4K\t");
   out.append(p.raw);
   std::string rel;
-  for (const NodeInfo& child : *children) {
+  for (const ChildEntry& child : *children) {
     if (!Listed(child)) continue;
     AppendEntry(&out, child, p.raw, "");
     if (child.kind != NodeKind::kDirectory) continue;
-    grainstore::Result<std::vector<NodeInfo>> grandchildren = t.store->ListChildren(child.id);
+    grainstore::Result<std::vector<ChildEntry>> grandchildren = t.store->ListEntries(child.id);
     if (!grandchildren.has_value()) return StorageFailure(p.raw, grandchildren.error());
     rel.assign(child.name);
     rel.push_back('/');
-    for (const NodeInfo& grandchild : *grandchildren) {
+    for (const ChildEntry& grandchild : *grandchildren) {
       if (Listed(grandchild)) AppendEntry(&out, grandchild, p.raw, rel);
     }
   }
@@ -111,7 +112,8 @@ ToolResult ViewFile(const PathArg& p, std::string_view body,
 
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range) {
   if (!p.path.is_root()) {
-    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key);
+    NodeInfo found;
+    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key, &found);
     if (body.has_value()) return ViewFile(p, *body, range);
     const grainstore::StatusCode code = body.error().code();
     if (code == grainstore::StatusCode::kNotFound ||
@@ -119,6 +121,9 @@ ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange
       return NotExist(p.raw);
     }
     if (code != grainstore::StatusCode::kIsADirectory) return StorageFailure(p.raw, body.error());
+    // ReadFile found the node that is not a file: a directory or a symlink.
+    if (found.kind != NodeKind::kDirectory) return NotExist(p.raw);
+    return ViewDirectory(t, p, found);
   }
   grainstore::Result<NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
   if (!node.has_value()) {
