@@ -182,6 +182,9 @@ def main():
                 for t in targets:
                     if not args.keep_mounted:
                         t.remount()
+                    # Write back what earlier workloads left dirty (a daemon's
+                    # store, git's objects), so no timed run pays for another's.
+                    os.sync()
                     secs, errs = workloads.run(fn, pre, t.root / "w", states[t.name])
                     times.setdefault((wname, t.name), []).append(secs)
                     errors[(wname, t.name)] = errors.get((wname, t.name), 0) + errs
