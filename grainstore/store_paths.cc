@@ -182,23 +182,8 @@ Result<std::vector<NodeInfo>> Store::ListChildren(NodeId dir) {
 }
 
 Result<std::vector<ChildEntry>> Store::ListEntries(NodeId dir) {
-  static constexpr char kSql[] =
-      "SELECT id, name, kind, size FROM nodes WHERE parent_id = ? ORDER BY name";
   std::lock_guard lock(impl_->mu);
-  auto st = impl_->db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, static_cast<std::int64_t>(dir));
-  std::vector<ChildEntry> out;
-  for (;;) {
-    StepResult r = st->Step();
-    if (r == StepResult::kDone) return out;
-    if (r == StepResult::kError) return st->status();
-    ChildEntry& e = out.emplace_back();
-    e.id = static_cast<NodeId>(st->ColumnInt64(0));
-    e.name = st->ColumnText(1);
-    e.kind = static_cast<NodeKind>(st->ColumnInt64(2));
-    e.size = static_cast<std::uint64_t>(st->ColumnInt64(3));
-  }
+  return impl_->ChildEntries(dir);
 }
 
 }  // namespace grainstore
