@@ -108,34 +108,34 @@ ToolResult ViewFile(const PathArg& p, std::string_view body,
   return Success(std::move(out));
 }
 
+// A lookup that failed: a missing path (or one under a file) is the
+// contract's "does not exist"; anything else is a storage failure.
+ToolResult MissingOrFailure(std::string_view raw, const grainstore::Status& status) {
+  if (status.code() == grainstore::StatusCode::kNotFound ||
+      status.code() == grainstore::StatusCode::kNotADirectory) {
+    return NotExist(raw);
+  }
+  return StorageFailure(raw, status);
+}
+
 }  // namespace
 
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range) {
-  if (!p.path.is_root()) {
-    NodeInfo found;
-    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key, &found);
+  NodeInfo node;
+  if (p.path.is_root()) {
+    grainstore::Result<NodeInfo> root = t.store->StatKey(t.ns, p.path.key);
+    if (!root.has_value()) return MissingOrFailure(p.raw, root.error());
+    node = std::move(*root);
+  } else {
+    // On IsADirectory, ReadFile hands back the node it found instead.
+    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key, &node);
     if (body.has_value()) return ViewFile(p, *body, range);
-    const grainstore::StatusCode code = body.error().code();
-    if (code == grainstore::StatusCode::kNotFound ||
-        code == grainstore::StatusCode::kNotADirectory) {
-      return NotExist(p.raw);
+    if (body.error().code() != grainstore::StatusCode::kIsADirectory) {
+      return MissingOrFailure(p.raw, body.error());
     }
-    if (code != grainstore::StatusCode::kIsADirectory) return StorageFailure(p.raw, body.error());
-    // ReadFile found the node that is not a file: a directory or a symlink.
-    if (found.kind != NodeKind::kDirectory) return NotExist(p.raw);
-    return ViewDirectory(t, p, found);
   }
-  grainstore::Result<NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
-  if (!node.has_value()) {
-    const grainstore::StatusCode code = node.error().code();
-    if (code == grainstore::StatusCode::kNotFound ||
-        code == grainstore::StatusCode::kNotADirectory) {
-      return NotExist(p.raw);
-    }
-    return StorageFailure(p.raw, node.error());
-  }
-  if (node->kind != NodeKind::kDirectory) return NotExist(p.raw);  // a symlink
-  return ViewDirectory(t, p, *node);
+  if (node.kind != NodeKind::kDirectory) return NotExist(p.raw);  // a symlink
+  return ViewDirectory(t, p, node);
 }
 
 }  // namespace memtool::internal
