@@ -11,10 +11,20 @@
 #include "wal_vfs.h"
 
 namespace grainstore {
+namespace {
+
+// Transaction control, run through the statement cache (keyed by address).
+constexpr char kBeginWrite[] = "BEGIN IMMEDIATE";
+constexpr char kBeginRead[] = "BEGIN";
+constexpr char kCommit[] = "COMMIT";
+constexpr char kRollback[] = "ROLLBACK";
+
+}  // namespace
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), status_(std::move(other.status_)) {
+    : db_(other.db_), stmt_(other.stmt_), live_(other.live_), status_(std::move(other.status_)) {
   other.stmt_ = nullptr;
+  other.live_ = nullptr;
 }
 
 Statement::~Statement() {
@@ -22,6 +32,7 @@ Statement::~Statement() {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
   }
+  if (live_ != nullptr) --*live_;
 }
 
 void Statement::BindInt64(int index, std::int64_t value) {
@@ -103,6 +114,7 @@ std::string_view Statement::ColumnBlobView(int index) const {
 }
 
 Db::~Db() {
+  (void)EndHeldRead();
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   if (db_ != nullptr) sqlite3_close_v2(db_);
 }
@@ -220,17 +232,49 @@ WalStamp Db::ReadWalStamp() {
   return stamp;
 }
 
-Result<Statement> Db::Prepare(const char* sql) {
-  auto it = cache_.find(sql);
-  if (it != cache_.end()) return Statement(db_, it->second);
+Result<sqlite3_stmt*> Db::Cached(const char* sql) {
+  if (auto it = cache_.find(sql); it != cache_.end()) return it->second;
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(rc, "prepare");
   cache_.emplace(sql, stmt);
-  return Statement(db_, stmt);
+  return stmt;
+}
+
+Result<Statement> Db::Prepare(const char* sql) {
+  auto stmt = Cached(sql);
+  if (!stmt) return stmt.error();
+  if (held_ && !in_txn_) SettleHeldRead(*stmt);
+  return Statement(db_, *stmt, &live_statements_);
+}
+
+void Db::SettleHeldRead(sqlite3_stmt* stmt) {
+  if (stmt != nullptr && sqlite3_stmt_readonly(stmt) != 0 &&
+      SameWalState(ReadWalStamp(), held_stamp_)) {
+    held_used_ = std::chrono::steady_clock::now();
+    return;
+  }
+  (void)EndHeldRead();
+}
+
+Status Db::EndHeldRead() {
+  if (!held_) return Status::Ok();
+  held_ = false;
+  Status s = RunControl(kCommit);
+  // A read has nothing to commit; should COMMIT fail anyway, the connection
+  // must still leave the transaction, or the next BEGIN would fail.
+  if (!s.ok()) (void)RunControl(kRollback);
+  return s;
+}
+
+Status Db::RunControl(const char* sql) {
+  auto stmt = Cached(sql);
+  if (!stmt) return stmt.error();
+  return Statement(db_, *stmt, &live_statements_).Run();
 }
 
 Status Db::Exec(const char* sql) {
+  if (held_ && !in_txn_) SettleHeldRead(nullptr);
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (err != nullptr) sqlite3_free(err);
@@ -239,6 +283,7 @@ Status Db::Exec(const char* sql) {
 }
 
 Result<std::int64_t> Db::QueryInt(const char* sql) {
+  if (held_ && !in_txn_) SettleHeldRead(nullptr);
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(rc, "query");
@@ -255,7 +300,13 @@ void Db::SetWalHook(WalHook fn, void* arg) {
   wal_hook_arg_ = arg;
 }
 
+void Db::SetHoldHook(HoldHook fn, void* arg) {
+  hold_hook_ = fn;
+  hold_hook_arg_ = arg;
+}
+
 Status Db::CheckpointPassive() {
+  if (held_ && !in_txn_) SettleHeldRead(nullptr);
   int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
   if (rc == SQLITE_OK || rc == SQLITE_BUSY) return Status::Ok();
   return ErrorStatus(rc, "checkpoint");
@@ -266,33 +317,48 @@ std::int64_t Db::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_)
 int Db::Changes() const { return sqlite3_changes(db_); }
 
 Transaction::~Transaction() {
-  if (active_) (void)db_->Exec("ROLLBACK");
+  if (!active_) return;
+  (void)db_->RunControl(kRollback);
+  db_->in_txn_ = false;
 }
-
-namespace {
-
-// Runs one of the cached transaction-control statements.
-Status RunControl(Db* db, const char* sql) {
-  auto st = db->Prepare(sql);
-  if (!st) return st.error();
-  return st->Run();
-}
-
-constexpr char kBeginWrite[] = "BEGIN IMMEDIATE";
-constexpr char kBeginRead[] = "BEGIN";
-constexpr char kCommit[] = "COMMIT";
-
-}  // namespace
 
 Status Transaction::Begin(Kind kind) {
-  GRAINSTORE_RETURN_IF_ERROR(RunControl(db_, kind == Kind::kWrite ? kBeginWrite : kBeginRead));
+  read_ = kind == Kind::kRead;
+  if (db_->held_) {
+    if (read_ && SameWalState(db_->ReadWalStamp(), db_->held_stamp_)) {
+      // Nothing has committed since the held read began: it is current.
+      db_->held_ = false;
+      db_->txn_stamp_ = db_->held_stamp_;
+      db_->in_txn_ = true;
+      active_ = true;
+      return Status::Ok();
+    }
+    GRAINSTORE_RETURN_IF_ERROR(db_->EndHeldRead());
+  }
+  // Read before BEGIN: a commit landing in between makes the stamp older
+  // than the snapshot, which only makes the next reuse less likely.
+  db_->txn_stamp_ = read_ ? db_->ReadWalStamp() : WalStamp{};
+  GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
+  db_->in_txn_ = true;
   active_ = true;
   return Status::Ok();
 }
 
 Status Transaction::Commit() {
-  Status s = RunControl(db_, kCommit);
-  if (s.ok()) active_ = false;
+  if (read_ && db_->txn_stamp_.valid && db_->live_statements_ == 0 &&
+      db_->hold_hook_ != nullptr && db_->hold_hook_(db_->hold_hook_arg_)) {
+    db_->held_ = true;
+    db_->held_stamp_ = db_->txn_stamp_;
+    db_->held_used_ = std::chrono::steady_clock::now();
+    db_->in_txn_ = false;
+    active_ = false;
+    return Status::Ok();
+  }
+  Status s = db_->RunControl(kCommit);
+  if (s.ok()) {
+    active_ = false;
+    db_->in_txn_ = false;
+  }
   return s;
 }
 

@@ -5,6 +5,7 @@
 #define GRAINSTORE_DB_H_
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,7 +26,10 @@ enum class StepResult { kRow, kDone, kError };
 // hold two Statements of the same SQL at once.
 class Statement {
  public:
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  // `live` counts the connection's Statements in scope (see Db).
+  Statement(sqlite3* db, sqlite3_stmt* stmt, int* live) : db_(db), stmt_(stmt), live_(live) {
+    ++*live_;
+  }
   Statement(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -53,6 +57,7 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_;
+  int* live_;  // nullptr once moved from
   Status status_;
 };
 
@@ -70,6 +75,18 @@ inline bool SameWalState(const WalStamp& a, const WalStamp& b) {
 
 // Owns one sqlite3 connection and its statement cache. Not thread-safe: the
 // Store serialises access with its mutex.
+//
+// Held reads. Beginning and ending a read transaction each take a lock on the
+// shared-memory index, one system call apiece. Once a hook is installed
+// (SetHoldHook), a read Transaction's Commit leaves the transaction open,
+// "held", and the next read reuses it while the WAL-index header is still
+// the one seen when it began, which means nothing has committed since, so
+// it reads what a new transaction would. Everything else ends a held read
+// first: a stale one at the next read, a write Transaction, and any statement
+// run outside a transaction that writes or that finds the header moved. A
+// held read keeps other connections' checkpoints from copying frames
+// committed after it and from restarting the WAL, so the hook's owner must end
+// it (EndHeldRead) once it has sat idle; see ReadReleaser.
 class Db {
  public:
   Db() = default;
@@ -94,6 +111,16 @@ class Db {
   // call CheckpointPassive on this Db.
   using WalHook = void (*)(void* arg, int frames);
   void SetWalHook(WalHook fn, void* arg);
+
+  // Called when a read is about to be held; returning false commits it
+  // instead. Without a hook no read is held.
+  using HoldHook = bool (*)(void* arg);
+  void SetHoldHook(HoldHook fn, void* arg);
+  bool holding_read() const { return held_; }
+  // When the held read was last used.
+  std::chrono::steady_clock::time_point held_last_use() const { return held_used_; }
+  // Commits the held read, if any.
+  Status EndHeldRead();
   // How many transactions this connection has committed (PRAGMA
   // data_version counts only other connections' commits).
   std::uint64_t commits() const { return commits_; }
@@ -121,9 +148,26 @@ class Db {
   Status ErrorStatus(int rc, std::string_view context) const;
 
  private:
+  friend class Transaction;
+
   void NoteOwnCommit();
+  // Before a statement outside a transaction: keeps a held read only for a
+  // read-only statement (`stmt`, nullptr for SQL text) while it is current.
+  void SettleHeldRead(sqlite3_stmt* stmt);
+  // The cached statement for `sql`, prepared on first use.
+  Result<sqlite3_stmt*> Cached(const char* sql);
+  // Runs a transaction-control statement (BEGIN..., COMMIT, ROLLBACK).
+  Status RunControl(const char* sql);
 
   sqlite3* db_ = nullptr;
+  int live_statements_ = 0;  // Statements in scope
+  bool in_txn_ = false;      // a Transaction is active
+  WalStamp txn_stamp_;       // the header just before the active read began
+  bool held_ = false;        // a read transaction is held
+  WalStamp held_stamp_;      // the header just before the held read began
+  std::chrono::steady_clock::time_point held_used_;
+  HoldHook hold_hook_ = nullptr;
+  void* hold_hook_arg_ = nullptr;
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
   WalHook wal_hook_ = nullptr;
   void* wal_hook_arg_ = nullptr;
@@ -134,7 +178,8 @@ class Db {
 };
 
 // A write (BEGIN IMMEDIATE) or read (BEGIN DEFERRED) transaction that rolls
-// back on destruction unless Commit() succeeded. No nesting.
+// back on destruction unless Commit() succeeded. No nesting. A read may reuse
+// a held read, and its Commit may hold it (see Db).
 class Transaction {
  public:
   enum class Kind { kRead, kWrite };
@@ -149,6 +194,7 @@ class Transaction {
  private:
   Db* db_;
   bool active_ = false;
+  bool read_ = false;
 };
 
 }  // namespace grainstore

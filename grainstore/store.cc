@@ -37,6 +37,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));
   impl->checkpointer = std::make_unique<Checkpointer>(path);
   impl->checkpointer->Attach(&impl->db);
+  impl->read_releaser = std::make_unique<ReadReleaser>(&impl->mu, &impl->db);
+  impl->read_releaser->Attach();
   randombytes_buf(&impl->origin, sizeof impl->origin);
   impl->origin &= 0x7fffffffffffffffull;  // stored as a signed INTEGER
   if (impl->origin == 0) impl->origin = 1;

@@ -21,6 +21,7 @@
 #include "grainstore/store.h"
 #include "grainstore/types.h"
 #include "read_cache.h"
+#include "read_releaser.h"
 
 namespace grainstore {
 
@@ -108,6 +109,9 @@ class StoreImpl {
   WalStamp seen_wal;
   std::int64_t seen_version = 0;
   AppendBases append_bases;  // bodies files were last sealed with (see append_bases.h)
+  // Ends `db`'s held read when idle (see read_releaser.h). Last: its thread
+  // takes `mu` and uses `db`, so it stops before either goes.
+  std::unique_ptr<ReadReleaser> read_releaser;
 
   // PRAGMA data_version now: no SQL when the WAL-index header is as last
   // seen. Inside a read transaction, the version of that transaction's view.

@@ -1,0 +1,176 @@
+// Held reads (Db, "Held reads"; ReadReleaser): a read transaction kept open
+// between reads must never show a connection anything older than a new one
+// would, never swallow a write, and never pin the WAL once idle.
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "db.h"
+#include "grainstore/store.h"
+#include "store_fixture.h"
+#include "test_util.h"
+
+namespace grainstore {
+namespace {
+
+bool HoldAlways(void*) { return true; }
+bool HoldNever(void*) { return false; }
+
+class HeldReadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(a_.Open(path_, true).ok());
+    ASSERT_TRUE(a_.Exec("PRAGMA journal_mode = WAL").ok());
+    ASSERT_TRUE(a_.Exec("CREATE TABLE t(x INTEGER)").ok());
+    ASSERT_TRUE(b_.Open(path_, false).ok());
+    a_.SetHoldHook(&HoldAlways, nullptr);
+  }
+
+  // count(*) of t through a read Transaction on `db`.
+  static std::int64_t CountInTxn(Db* db) {
+    Transaction txn(db);
+    EXPECT_TRUE(txn.Begin(Transaction::Kind::kRead).ok());
+    const std::int64_t n = Count(db);  // the Statement ends before Commit
+    EXPECT_TRUE(txn.Commit().ok());
+    return n;
+  }
+
+  // count(*) of t by one statement, in the transaction open on `db` if any.
+  static std::int64_t Count(Db* db) {
+    auto st = db->Prepare(kCount);
+    EXPECT_TRUE(st.has_value());
+    EXPECT_EQ(st->Step(), StepResult::kRow);
+    return st->ColumnInt64(0);
+  }
+
+  static constexpr char kCount[] = "SELECT count(*) FROM t";
+  static constexpr char kInsert[] = "INSERT INTO t VALUES (1)";
+
+  test::ScratchDir dir_{"held_read_test"};
+  std::string path_ = dir_.File("h.db");
+  Db a_;
+  Db b_;
+};
+
+TEST_F(HeldReadTest, OnlyAHookHoldsARead) {
+  Db plain;
+  ASSERT_TRUE(plain.Open(path_, false).ok());
+  EXPECT_EQ(CountInTxn(&plain), 0);
+  EXPECT_FALSE(plain.holding_read());
+  plain.SetHoldHook(&HoldNever, nullptr);
+  EXPECT_EQ(CountInTxn(&plain), 0);
+  EXPECT_FALSE(plain.holding_read());
+  EXPECT_EQ(CountInTxn(&a_), 0);
+  EXPECT_TRUE(a_.holding_read());
+  EXPECT_TRUE(a_.EndHeldRead().ok());
+  EXPECT_FALSE(a_.holding_read());
+}
+
+TEST_F(HeldReadTest, EveryReadSeesWhatOthersCommitted) {
+  for (int i = 1; i <= 20; ++i) {
+    ASSERT_TRUE(b_.Exec(kInsert).ok());
+    EXPECT_EQ(CountInTxn(&a_), i) << "read transaction " << i;
+    EXPECT_TRUE(a_.holding_read());
+    EXPECT_EQ(Count(&a_), i) << "statement " << i;
+  }
+}
+
+TEST_F(HeldReadTest, ACurrentHeldReadServesReadOnlyStatements) {
+  ASSERT_TRUE(b_.Exec(kInsert).ok());
+  EXPECT_EQ(CountInTxn(&a_), 1);
+  EXPECT_EQ(Count(&a_), 1);
+  EXPECT_TRUE(a_.holding_read());  // nothing committed: still held
+  EXPECT_EQ(CountInTxn(&a_), 1);
+  EXPECT_TRUE(a_.holding_read());
+  ASSERT_TRUE(b_.Exec(kInsert).ok());
+  EXPECT_EQ(Count(&a_), 2);
+  EXPECT_FALSE(a_.holding_read());  // moved: the statement ran on its own
+}
+
+TEST_F(HeldReadTest, WritesEndTheHeldReadAndCommitAtOnce) {
+  EXPECT_EQ(CountInTxn(&a_), 0);
+  ASSERT_TRUE(a_.holding_read());
+  // A statement that writes runs outside the held read, so it commits now.
+  {
+    auto st = a_.Prepare(kInsert);
+    ASSERT_TRUE(st.has_value());
+    ASSERT_TRUE(st->Run().ok());
+  }
+  EXPECT_FALSE(a_.holding_read());
+  EXPECT_EQ(Count(&b_), 1);
+  // So does a write transaction begun while a read is held.
+  EXPECT_EQ(CountInTxn(&a_), 1);
+  ASSERT_TRUE(a_.holding_read());
+  {
+    Transaction txn(&a_);
+    ASSERT_TRUE(txn.Begin().ok());
+    ASSERT_TRUE(a_.Exec(kInsert).ok());
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  EXPECT_FALSE(a_.holding_read());
+  EXPECT_EQ(Count(&b_), 2);
+  // And SQL text run outside a transaction.
+  EXPECT_EQ(CountInTxn(&a_), 2);
+  ASSERT_TRUE(a_.holding_read());
+  ASSERT_TRUE(a_.Exec(kInsert).ok());
+  EXPECT_FALSE(a_.holding_read());
+  EXPECT_EQ(Count(&b_), 3);
+}
+
+TEST_F(HeldReadTest, ARolledBackReadHoldsNothing) {
+  EXPECT_EQ(CountInTxn(&a_), 0);
+  ASSERT_TRUE(a_.holding_read());
+  {
+    Transaction txn(&a_);
+    ASSERT_TRUE(txn.Begin(Transaction::Kind::kRead).ok());  // reuses the held read
+  }  // rolled back
+  EXPECT_FALSE(a_.holding_read());
+  ASSERT_TRUE(b_.Exec(kInsert).ok());
+  EXPECT_EQ(CountInTxn(&a_), 1);
+}
+
+// A Store's idle held read is ended by its ReadReleaser, so another program
+// can then restart the WAL: files read and then left alone do not pin it.
+class StoreHeldReadTest : public test::StoreFixture {};
+
+TEST_F(StoreHeldReadTest, AnIdleStoreLetsOthersTruncateTheWal) {
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(
+        store_->PutFile(ns_, "/memories/f" + std::to_string(i) + ".md", "body\n").has_value());
+  }
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value());
+  NsId ons = *(*other)->Namespace("default");
+  ASSERT_TRUE((*other)->PutFile(ons, "/memories/g.md", "theirs\n").has_value());
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(store_->ReadFile(ns_, "/memories/f" + std::to_string(i) + ".md").has_value());
+  }
+  EXPECT_EQ(*store_->ReadFile(ns_, "/memories/g.md"), "theirs\n");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  // A connection checkpoints only a WAL it has opened, which takes a read.
+  ASSERT_EQ(sqlite3_exec(raw, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  // No busy timeout: each try reports at once whether a reader was in the way.
+  bool truncated = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!truncated && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    int rc = sqlite3_wal_checkpoint_v2(raw, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    ASSERT_TRUE(rc == SQLITE_OK || rc == SQLITE_BUSY) << sqlite3_errstr(rc);
+    truncated = rc == SQLITE_OK;
+  }
+  EXPECT_TRUE(truncated);
+  struct stat wal {};
+  ASSERT_EQ(stat((path_ + "-wal").c_str(), &wal), 0);
+  EXPECT_EQ(wal.st_size, 0);
+  sqlite3_close(raw);
+}
+
+}  // namespace
+}  // namespace grainstore
