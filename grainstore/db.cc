@@ -329,6 +329,7 @@ Status Transaction::Begin(Kind kind) {
       // Nothing has committed since the held read began: it is current.
       db_->held_ = false;
       db_->txn_stamp_ = db_->held_stamp_;
+      db_->txn_began_ = db_->held_since_;
       db_->in_txn_ = true;
       active_ = true;
       return Status::Ok();
@@ -339,6 +340,7 @@ Status Transaction::Begin(Kind kind) {
   // than the snapshot, which only makes the next reuse less likely.
   db_->txn_stamp_ = read_ ? db_->ReadWalStamp() : WalStamp{};
   GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
+  if (read_) db_->txn_began_ = std::chrono::steady_clock::now();
   db_->in_txn_ = true;
   active_ = true;
   return Status::Ok();
@@ -349,6 +351,7 @@ Status Transaction::Commit() {
       db_->hold_hook_ != nullptr && db_->hold_hook_(db_->hold_hook_arg_)) {
     db_->held_ = true;
     db_->held_stamp_ = db_->txn_stamp_;
+    db_->held_since_ = db_->txn_began_;
     db_->held_used_ = std::chrono::steady_clock::now();
     db_->in_txn_ = false;
     active_ = false;

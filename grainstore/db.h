@@ -86,7 +86,7 @@ inline bool SameWalState(const WalStamp& a, const WalStamp& b) {
 // run outside a transaction that writes or that finds the header moved. A
 // held read keeps other connections' checkpoints from copying frames
 // committed after it and from restarting the WAL, so the hook's owner must end
-// it (EndHeldRead) once it has sat idle; see ReadReleaser.
+// it (EndHeldRead) once it has sat idle or grown old; see ReadReleaser.
 class Db {
  public:
   Db() = default;
@@ -117,7 +117,8 @@ class Db {
   using HoldHook = bool (*)(void* arg);
   void SetHoldHook(HoldHook fn, void* arg);
   bool holding_read() const { return held_; }
-  // When the held read was last used.
+  // When the held read began, and when it was last used.
+  std::chrono::steady_clock::time_point held_since() const { return held_since_; }
   std::chrono::steady_clock::time_point held_last_use() const { return held_used_; }
   // Commits the held read, if any.
   Status EndHeldRead();
@@ -163,8 +164,10 @@ class Db {
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   WalStamp txn_stamp_;       // the header just before the active read began
+  std::chrono::steady_clock::time_point txn_began_;  // when the active read began
   bool held_ = false;        // a read transaction is held
   WalStamp held_stamp_;      // the header just before the held read began
+  std::chrono::steady_clock::time_point held_since_;
   std::chrono::steady_clock::time_point held_used_;
   HoldHook hold_hook_ = nullptr;
   void* hold_hook_arg_ = nullptr;

@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+
 #include <system_error>
 
 namespace grainstore {
@@ -60,9 +62,9 @@ bool ReadReleaser::OnHold(void* self) {
 
 bool ReadReleaser::EndIfIdle(std::chrono::steady_clock::time_point* next) {
   if (!db_->holding_read()) return false;
-  const auto idle_until = db_->held_last_use() + kIdle;
-  if (std::chrono::steady_clock::now() < idle_until) {
-    *next = idle_until;
+  const auto due = std::min(db_->held_last_use() + kIdle, db_->held_since() + kMaxAge);
+  if (std::chrono::steady_clock::now() < due) {
+    *next = due;
     return true;
   }
   (void)db_->EndHeldRead();  // a failure has left the transaction all the same

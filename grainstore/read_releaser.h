@@ -1,8 +1,11 @@
 // Ends a Store's held read (see Db, "Held reads") once it has sat idle for
-// kIdle. A held read makes the next read free of lock calls while nothing
-// commits, but it also keeps every other connection's checkpoint from
-// copying frames committed after it, and the WAL from restarting: a process
-// that reads and then goes quiet must not pin the WAL for long.
+// kIdle, or has been open for kMaxAge. A held read makes the next read free
+// of lock calls while nothing commits, but it also keeps every other
+// connection's checkpoint from copying frames committed after it, and the
+// WAL from restarting: a process that reads and then goes quiet must not pin
+// the WAL for long, and one that reads without pause must still leave other
+// writers moments to restart it (a read that begins once everything is
+// copied into the database does not stand in the way).
 //
 // The thread starts with the first hold and sleeps without a deadline while
 // no read is held, so an idle Store costs no wake-ups. A forked child, which
@@ -24,6 +27,7 @@ namespace grainstore {
 class ReadReleaser {
  public:
   static constexpr std::chrono::milliseconds kIdle{2};
+  static constexpr std::chrono::milliseconds kMaxAge{100};
 
   // `store_mu` serialises every use of `db`; both must outlive this object.
   ReadReleaser(std::mutex* store_mu, Db* db) : store_mu_(store_mu), db_(db) {}
@@ -55,8 +59,9 @@ class ReadReleaser {
   // sleeps without a deadline. False when no thread can end the hold.
   static bool OnHold(void* self);
   void Run(Worker* w);
-  // With *store_mu_ held: ends the held read once idle for kIdle. True, with
-  // `next` set to when to look again, while a read stays held.
+  // With *store_mu_ held: ends the held read once idle for kIdle or open for
+  // kMaxAge. True, with `next` set to when to look again, while a read stays
+  // held.
   bool EndIfIdle(std::chrono::steady_clock::time_point* next);
 
   std::mutex* const store_mu_;
