@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstring>
 
@@ -19,7 +21,17 @@ constexpr char kBeginRead[] = "BEGIN";
 constexpr char kCommit[] = "COMMIT";
 constexpr char kRollback[] = "ROLLBACK";
 
+std::atomic<unsigned> g_forks{0};
+
+void CountFork() { g_forks.fetch_add(1, std::memory_order_relaxed); }
+
 }  // namespace
+
+unsigned ProcessForkCount() {
+  static const bool registered = pthread_atfork(nullptr, nullptr, &CountFork) == 0;
+  (void)registered;
+  return g_forks.load(std::memory_order_relaxed);
+}
 
 Statement::Statement(Statement&& other) noexcept
     : db_(other.db_), stmt_(other.stmt_), live_(other.live_), status_(std::move(other.status_)) {
@@ -249,12 +261,17 @@ Result<Statement> Db::Prepare(const char* sql) {
 }
 
 void Db::SettleHeldRead(sqlite3_stmt* stmt) {
-  if (stmt != nullptr && sqlite3_stmt_readonly(stmt) != 0 &&
-      SameWalState(ReadWalStamp(), held_stamp_)) {
+  if (stmt != nullptr && sqlite3_stmt_readonly(stmt) != 0 && HeldReadIsCurrent()) {
     held_used_ = std::chrono::steady_clock::now();
     return;
   }
   (void)EndHeldRead();
+}
+
+bool Db::HeldReadIsCurrent() {
+  // Nothing has committed since it began, and it began in this process (a
+  // forked child does not hold the parent's locks).
+  return SameWalState(ReadWalStamp(), held_stamp_) && ProcessForkCount() == held_forks_;
 }
 
 Status Db::EndHeldRead() {
@@ -325,7 +342,7 @@ Transaction::~Transaction() {
 Status Transaction::Begin(Kind kind) {
   read_ = kind == Kind::kRead;
   if (db_->held_) {
-    if (read_ && SameWalState(db_->ReadWalStamp(), db_->held_stamp_)) {
+    if (read_ && db_->HeldReadIsCurrent()) {
       // Nothing has committed since the held read began: it is current.
       db_->held_ = false;
       db_->txn_stamp_ = db_->held_stamp_;
@@ -350,6 +367,7 @@ Status Transaction::Commit() {
   if (read_ && db_->txn_stamp_.valid && db_->live_statements_ == 0 &&
       db_->hold_hook_ != nullptr && db_->hold_hook_(db_->hold_hook_arg_)) {
     db_->held_ = true;
+    db_->held_forks_ = ProcessForkCount();
     db_->held_stamp_ = db_->txn_stamp_;
     db_->held_since_ = db_->txn_began_;
     db_->held_used_ = std::chrono::steady_clock::now();

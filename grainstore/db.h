@@ -73,6 +73,12 @@ inline bool SameWalState(const WalStamp& a, const WalStamp& b) {
   return a.valid && b.valid && a.words == b.words;
 }
 
+// How many fork() calls stand between this process and the one that first
+// asked: a copy of state taken before a fork (a held read's locks, a
+// thread) is not valid in the child. A counter kept by a pthread_atfork
+// handler, so asking costs no system call (getpid() would).
+unsigned ProcessForkCount();
+
 // Owns one sqlite3 connection and its statement cache. Not thread-safe: the
 // Store serialises access with its mutex.
 //
@@ -152,6 +158,8 @@ class Db {
   friend class Transaction;
 
   void NoteOwnCommit();
+  // True when the held read may serve another read (see above).
+  bool HeldReadIsCurrent();
   // Before a statement outside a transaction: keeps a held read only for a
   // read-only statement (`stmt`, nullptr for SQL text) while it is current.
   void SettleHeldRead(sqlite3_stmt* stmt);
@@ -166,6 +174,7 @@ class Db {
   WalStamp txn_stamp_;       // the header just before the active read began
   std::chrono::steady_clock::time_point txn_began_;  // when the active read began
   bool held_ = false;        // a read transaction is held
+  unsigned held_forks_ = 0;  // ProcessForkCount() when it began being held
   WalStamp held_stamp_;      // the header just before the held read began
   std::chrono::steady_clock::time_point held_since_;
   std::chrono::steady_clock::time_point held_used_;

@@ -1,29 +1,13 @@
 #include "read_releaser.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 
 #include <system_error>
 
 namespace grainstore {
-namespace {
-
-std::atomic<unsigned> g_forks{0};
-
-void CountFork() { g_forks.fetch_add(1, std::memory_order_relaxed); }
-
-}  // namespace
-
-unsigned ReadReleaser::ForkCount() {
-  static const bool registered = pthread_atfork(nullptr, nullptr, &CountFork) == 0;
-  (void)registered;
-  return g_forks.load(std::memory_order_relaxed);
-}
-
 ReadReleaser::~ReadReleaser() {
   if (!worker_) return;
-  if (ForkCount() != worker_->forks) {
+  if (ProcessForkCount() != worker_->forks) {
     (void)worker_.release();  // forked child: see the header
     return;
   }
@@ -42,7 +26,7 @@ bool ReadReleaser::OnHold(void* self) {
   if (!r->worker_) {
     if (r->no_thread_) return false;
     auto w = std::make_unique<Worker>();
-    w->forks = ForkCount();
+    w->forks = ProcessForkCount();
     try {
       w->thread = std::thread([r, raw = w.get()] { r->Run(raw); });
     } catch (const std::system_error&) {
@@ -52,7 +36,7 @@ bool ReadReleaser::OnHold(void* self) {
     r->worker_ = std::move(w);
   }
   Worker* w = r->worker_.get();
-  if (ForkCount() != w->forks) return false;
+  if (ProcessForkCount() != w->forks) return false;
   if (w->watching.load(std::memory_order_relaxed)) return true;  // read under store_mu_
   std::lock_guard lock(w->mu);
   w->watching.store(true, std::memory_order_relaxed);

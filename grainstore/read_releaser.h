@@ -40,7 +40,7 @@ class ReadReleaser {
 
  private:
   struct Worker {
-    unsigned forks = 0;  // ForkCount() in the process the thread runs in
+    unsigned forks = 0;  // ProcessForkCount() in the process the thread runs in
     std::mutex mu;       // taken after store_mu_, never before it
     std::condition_variable cv;
     // A read is held and the thread knows. Written under both mutexes, so
@@ -50,10 +50,6 @@ class ReadReleaser {
     std::thread thread;
   };
 
-  // How many times this process's ancestors forked to make it: a Worker from
-  // another count was copied by fork() without its thread. Read per hold, so
-  // it is a counter kept by a pthread_atfork handler, not a getpid() call.
-  static unsigned ForkCount();
 
   // Db's hold hook, called with *store_mu_ held: wakes the thread when it
   // sleeps without a deadline. False when no thread can end the hold.
