@@ -1,10 +1,10 @@
 #include "read_releaser.h"
 
 #include <algorithm>
-
 #include <system_error>
 
 namespace grainstore {
+
 ReadReleaser::~ReadReleaser() {
   if (!worker_) return;
   if (ProcessForkCount() != worker_->forks) {
@@ -44,7 +44,7 @@ bool ReadReleaser::OnHold(void* self) {
   return true;
 }
 
-bool ReadReleaser::EndIfIdle(std::chrono::steady_clock::time_point* next) {
+bool ReadReleaser::EndIfDue(std::chrono::steady_clock::time_point* next) {
   if (!db_->holding_read()) return false;
   const auto due = std::min(db_->held_last_use() + kIdle, db_->held_since() + kMaxAge);
   if (std::chrono::steady_clock::now() < due) {
@@ -67,7 +67,7 @@ void ReadReleaser::Run(Worker* w) {
       bool held;
       {
         std::lock_guard store(*store_mu_);
-        held = EndIfIdle(&next);
+        held = EndIfDue(&next);
         // Cleared under the store's mutex, which OnHold runs under: a hold
         // that starts after this sees watching == false and wakes the thread.
         if (!held) {

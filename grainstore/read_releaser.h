@@ -50,7 +50,6 @@ class ReadReleaser {
     std::thread thread;
   };
 
-
   // Db's hold hook, called with *store_mu_ held: wakes the thread when it
   // sleeps without a deadline. False when no thread can end the hold.
   static bool OnHold(void* self);
@@ -58,7 +57,7 @@ class ReadReleaser {
   // With *store_mu_ held: ends the held read once idle for kIdle or open for
   // kMaxAge. True, with `next` set to when to look again, while a read stays
   // held.
-  bool EndIfIdle(std::chrono::steady_clock::time_point* next);
+  bool EndIfDue(std::chrono::steady_clock::time_point* next);
 
   std::mutex* const store_mu_;
   Db* const db_;
