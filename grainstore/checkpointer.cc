@@ -1,14 +1,12 @@
 #include "checkpointer.h"
 
-#include <unistd.h>
-
 #include <system_error>
 
 namespace grainstore {
 
 Checkpointer::~Checkpointer() {
   if (!worker_) return;
-  if (getpid() != worker_->owner) {
+  if (ProcessForkCount() != worker_->forks) {
     (void)worker_.release();  // forked child: see Worker
     return;
   }
@@ -43,7 +41,7 @@ void Checkpointer::Wake() {
   if (!worker_) {
     if (no_thread_) return;  // the inline bound keeps the WAL finite
     auto w = std::make_unique<Worker>();
-    w->owner = getpid();
+    w->forks = ProcessForkCount();
     try {
       w->thread = std::thread([this, raw = w.get()] { Run(raw); });
     } catch (const std::system_error&) {
@@ -52,7 +50,7 @@ void Checkpointer::Wake() {
     }
     worker_ = std::move(w);
   }
-  if (getpid() != worker_->owner) return;  // forked child: no thread to wake
+  if (ProcessForkCount() != worker_->forks) return;  // forked child: no thread to wake
   {
     std::lock_guard lock(worker_->mu);
     worker_->wanted = true;

@@ -12,8 +12,6 @@
 #ifndef GRAINSTORE_CHECKPOINTER_H_
 #define GRAINSTORE_CHECKPOINTER_H_
 
-#include <sys/types.h>
-
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -46,7 +44,7 @@ class Checkpointer {
   // destroy a condition variable the thread was waiting on (that waits
   // forever) or join a thread that is not there.
   struct Worker {
-    pid_t owner = 0;  // the process the thread runs in
+    unsigned forks = 0;  // ProcessForkCount() in the process the thread runs in
     std::mutex mu;
     std::condition_variable cv;
     bool wanted = false;  // guarded by mu
