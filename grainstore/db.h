@@ -82,17 +82,18 @@ unsigned ProcessForkCount();
 // Owns one sqlite3 connection and its statement cache. Not thread-safe: the
 // Store serialises access with its mutex.
 //
-// Held reads. Beginning and ending a read transaction each take a lock on the
-// shared-memory index, one system call apiece. Once a hook is installed
-// (SetHoldHook), a read Transaction's Commit leaves the transaction open,
-// "held", and the next read reuses it while the WAL-index header is still
-// the one seen when it began, which means nothing has committed since, so
-// it reads what a new transaction would. Everything else ends a held read
-// first: a stale one at the next read, a write Transaction, and any statement
-// run outside a transaction that writes or that finds the header moved. A
-// held read keeps other connections' checkpoints from copying frames
-// committed after it and from restarting the WAL, so the hook's owner must end
-// it (EndHeldRead) once it has sat idle or grown old; see ReadReleaser.
+// Held reads. Beginning a read transaction takes a lock on the shared-memory
+// index and ending it drops the lock, one system call apiece. Once a hook is
+// installed (SetHoldHook), a read Transaction's Commit leaves the transaction
+// open, "held", and the next read reuses it while the WAL-index header is
+// still the one seen when it began, which means nothing has committed since,
+// so it reads what a new transaction would. Everything else ends a held read
+// first: a stale one at the next read, a write Transaction, SQL text (Exec,
+// QueryInt), a checkpoint, and any statement run outside a transaction that
+// writes or that finds the header moved. A held read keeps other
+// connections' checkpoints from copying frames committed after it and from
+// restarting the WAL, so the hook's owner must end it (EndHeldRead) once it
+// has sat idle or grown old; see ReadReleaser.
 class Db {
  public:
   Db() = default;
