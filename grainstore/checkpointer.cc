@@ -1,22 +1,8 @@
 #include "checkpointer.h"
 
-#include <system_error>
+#include <mutex>
 
 namespace grainstore {
-
-Checkpointer::~Checkpointer() {
-  if (!worker_) return;
-  if (ProcessForkCount() != worker_->forks) {
-    (void)worker_.release();  // forked child: see Worker
-    return;
-  }
-  {
-    std::lock_guard lock(worker_->mu);
-    worker_->stop = true;
-  }
-  worker_->cv.notify_one();
-  worker_->thread.join();
-}
 
 void Checkpointer::Attach(Db* writer) {
   writer_ = writer;
@@ -38,37 +24,27 @@ void Checkpointer::OnCommit(void* self, int frames) {
 }
 
 void Checkpointer::Wake() {
-  if (!worker_) {
-    if (no_thread_) return;  // the inline bound keeps the WAL finite
-    auto w = std::make_unique<Worker>();
-    w->forks = ProcessForkCount();
-    try {
-      w->thread = std::thread([this, raw = w.get()] { Run(raw); });
-    } catch (const std::system_error&) {
-      no_thread_ = true;
-      return;
-    }
-    worker_ = std::move(w);
-  }
-  if (ProcessForkCount() != worker_->forks) return;  // forked child: no thread to wake
+  // No thread (none could start, or a forked child): the inline bound keeps
+  // the WAL finite.
+  if (!thread_.Start([this] { Run(); })) return;
   {
-    std::lock_guard lock(worker_->mu);
-    worker_->wanted = true;
+    std::lock_guard lock(thread_.mu());
+    wanted_ = true;
   }
-  worker_->cv.notify_one();
+  thread_.cv().notify_one();
 }
 
-void Checkpointer::Run(Worker* w) {
+void Checkpointer::Run() {
   Db db;
   // A connection checkpoints only a WAL it has opened, which takes a read.
   const bool ready =
       db.Open(path_, false).ok() && db.QueryInt("SELECT count(*) FROM sqlite_schema").has_value();
   for (;;) {
     {
-      std::unique_lock lock(w->mu);
-      w->cv.wait(lock, [w] { return w->wanted || w->stop; });
-      if (w->stop) return;
-      w->wanted = false;
+      std::unique_lock lock(thread_.mu());
+      thread_.cv().wait(lock, [this] { return wanted_ || thread_.stopping(); });
+      if (thread_.stopping()) return;
+      wanted_ = false;
     }
     if (ready) (void)db.CheckpointPassive();
   }

@@ -12,12 +12,9 @@
 #ifndef GRAINSTORE_CHECKPOINTER_H_
 #define GRAINSTORE_CHECKPOINTER_H_
 
-#include <condition_variable>
-#include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
+#include "background_thread.h"
 #include "db.h"
 
 namespace grainstore {
@@ -32,36 +29,24 @@ class Checkpointer {
   explicit Checkpointer(std::string path) : path_(std::move(path)) {}
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
-  ~Checkpointer();  // stops the thread, if it runs, and waits for it
 
   // Installs the commit hook on the writer connection, which must outlive
   // this object's use of it (destroy the Checkpointer first).
   void Attach(Db* writer);
 
  private:
-  // The thread and what it waits on. Created on the first wake; a forked
-  // child, which has a copy of it but not the thread, leaks it rather than
-  // destroy a condition variable the thread was waiting on (that waits
-  // forever) or join a thread that is not there.
-  struct Worker {
-    unsigned forks = 0;  // ProcessForkCount() in the process the thread runs in
-    std::mutex mu;
-    std::condition_variable cv;
-    bool wanted = false;  // guarded by mu
-    bool stop = false;    // guarded by mu
-    std::thread thread;
-  };
-
   static void OnCommit(void* self, int frames);
   void Wake();
-  void Run(Worker* w);
+  void Run();
 
   const std::string path_;
   Db* writer_ = nullptr;
-  // Touched only on the writer's thread (under its Store mutex):
-  std::unique_ptr<Worker> worker_;
-  bool no_thread_ = false;  // a thread could not be started
-  int woken_at_ = 0;  // WAL frames at the last wake; a smaller count means a restart
+  int woken_at_ = 0;     // WAL frames at the last wake; a smaller count means a restart
+  bool wanted_ = false;  // a pass is due (guarded by thread_.mu())
+  // Started on the first wake; started and woken only on the writer's thread
+  // (under its Store mutex). Last: its thread reads the members above, and
+  // destroying it stops the thread and waits for it.
+  BackgroundThread thread_;
 };
 
 }  // namespace grainstore

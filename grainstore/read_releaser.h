@@ -9,17 +9,15 @@
 //
 // The thread starts with the first hold and sleeps without a deadline while
 // no read is held, so an idle Store costs no wake-ups. A forked child, which
-// has a copy of the Worker but not its thread, holds no reads.
+// has no thread (BackgroundThread), holds no reads.
 #ifndef GRAINSTORE_READ_RELEASER_H_
 #define GRAINSTORE_READ_RELEASER_H_
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <memory>
 #include <mutex>
-#include <thread>
 
+#include "background_thread.h"
 #include "db.h"
 
 namespace grainstore {
@@ -33,27 +31,15 @@ class ReadReleaser {
   ReadReleaser(std::mutex* store_mu, Db* db) : store_mu_(store_mu), db_(db) {}
   ReadReleaser(const ReadReleaser&) = delete;
   ReadReleaser& operator=(const ReadReleaser&) = delete;
-  ~ReadReleaser();  // stops the thread, if it runs, and waits for it
 
   // Installs OnHold as `db`'s hold hook.
   void Attach();
 
  private:
-  struct Worker {
-    unsigned forks = 0;  // ProcessForkCount() in the process the thread runs in
-    std::mutex mu;       // taken after store_mu_, never before it
-    std::condition_variable cv;
-    // A read is held and the thread knows. Written under both mutexes, so
-    // either one is enough to read it.
-    std::atomic<bool> watching{false};
-    bool stop = false;  // guarded by mu
-    std::thread thread;
-  };
-
   // Db's hold hook, called with *store_mu_ held: wakes the thread when it
   // sleeps without a deadline. False when no thread can end the hold.
   static bool OnHold(void* self);
-  void Run(Worker* w);
+  void Run();
   // With *store_mu_ held: ends the held read once idle for kIdle or open for
   // kMaxAge. True, with `next` set to when to look again, while a read stays
   // held.
@@ -61,8 +47,12 @@ class ReadReleaser {
 
   std::mutex* const store_mu_;
   Db* const db_;
-  std::unique_ptr<Worker> worker_;  // touched under *store_mu_
-  bool no_thread_ = false;          // a thread could not be started
+  // A read is held and the thread knows. Written under both *store_mu_ and
+  // thread_.mu() (taken in that order), so either is enough to read it.
+  std::atomic<bool> watching_{false};
+  // Started with the first hold, under *store_mu_. Last: its thread reads the
+  // members above, and destroying it stops the thread and waits for it.
+  BackgroundThread thread_;
 };
 
 }  // namespace grainstore
