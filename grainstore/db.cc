@@ -256,11 +256,12 @@ Result<sqlite3_stmt*> Db::Cached(const char* sql) {
 Result<Statement> Db::Prepare(const char* sql) {
   auto stmt = Cached(sql);
   if (!stmt) return stmt.error();
-  if (held_ && !in_txn_) SettleHeldRead(*stmt);
+  SettleHeldRead(*stmt);
   return Statement(db_, *stmt, &live_statements_);
 }
 
 void Db::SettleHeldRead(sqlite3_stmt* stmt) {
+  if (!held_ || in_txn_) return;
   if (stmt != nullptr && sqlite3_stmt_readonly(stmt) != 0 && HeldReadIsCurrent()) {
     held_used_ = std::chrono::steady_clock::now();
     return;
@@ -271,7 +272,8 @@ void Db::SettleHeldRead(sqlite3_stmt* stmt) {
 bool Db::HeldReadIsCurrent() {
   // Nothing has committed since it began, and it began in this process (a
   // forked child does not hold the parent's locks).
-  return SameWalState(ReadWalStamp(), held_stamp_) && ProcessForkCount() == held_forks_;
+  return SameWalState(ReadWalStamp(), open_read_.stamp) &&
+         ProcessForkCount() == open_read_.forks;
 }
 
 Status Db::EndHeldRead() {
@@ -291,7 +293,7 @@ Status Db::RunControl(const char* sql) {
 }
 
 Status Db::Exec(const char* sql) {
-  if (held_ && !in_txn_) SettleHeldRead(nullptr);
+  SettleHeldRead(nullptr);
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (err != nullptr) sqlite3_free(err);
@@ -300,7 +302,7 @@ Status Db::Exec(const char* sql) {
 }
 
 Result<std::int64_t> Db::QueryInt(const char* sql) {
-  if (held_ && !in_txn_) SettleHeldRead(nullptr);
+  SettleHeldRead(nullptr);
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(rc, "query");
@@ -323,7 +325,7 @@ void Db::SetHoldHook(HoldHook fn, void* arg) {
 }
 
 Status Db::CheckpointPassive() {
-  if (held_ && !in_txn_) SettleHeldRead(nullptr);
+  SettleHeldRead(nullptr);
   int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
   if (rc == SQLITE_OK || rc == SQLITE_BUSY) return Status::Ok();
   return ErrorStatus(rc, "checkpoint");
@@ -345,8 +347,6 @@ Status Transaction::Begin(Kind kind) {
     if (read_ && db_->HeldReadIsCurrent()) {
       // Nothing has committed since the held read began: it is current.
       db_->held_ = false;
-      db_->txn_stamp_ = db_->held_stamp_;
-      db_->txn_began_ = db_->held_since_;
       db_->in_txn_ = true;
       active_ = true;
       return Status::Ok();
@@ -355,21 +355,22 @@ Status Transaction::Begin(Kind kind) {
   }
   // Read before BEGIN: a commit landing in between makes the stamp older
   // than the snapshot, which only makes the next reuse less likely.
-  db_->txn_stamp_ = read_ ? db_->ReadWalStamp() : WalStamp{};
+  const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};
   GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
-  if (read_) db_->txn_began_ = std::chrono::steady_clock::now();
+  if (read_) {
+    db_->open_read_ = {.stamp = stamp,
+                       .began = std::chrono::steady_clock::now(),
+                       .forks = ProcessForkCount()};
+  }
   db_->in_txn_ = true;
   active_ = true;
   return Status::Ok();
 }
 
 Status Transaction::Commit() {
-  if (read_ && db_->txn_stamp_.valid && db_->live_statements_ == 0 &&
+  if (read_ && db_->open_read_.stamp.valid && db_->live_statements_ == 0 &&
       db_->hold_hook_ != nullptr && db_->hold_hook_(db_->hold_hook_arg_)) {
     db_->held_ = true;
-    db_->held_forks_ = ProcessForkCount();
-    db_->held_stamp_ = db_->txn_stamp_;
-    db_->held_since_ = db_->txn_began_;
     db_->held_used_ = std::chrono::steady_clock::now();
     db_->in_txn_ = false;
     active_ = false;

@@ -125,7 +125,7 @@ class Db {
   void SetHoldHook(HoldHook fn, void* arg);
   bool holding_read() const { return held_; }
   // When the held read began, and when it was last used.
-  std::chrono::steady_clock::time_point held_since() const { return held_since_; }
+  std::chrono::steady_clock::time_point held_since() const { return open_read_.began; }
   std::chrono::steady_clock::time_point held_last_use() const { return held_used_; }
   // Commits the held read, if any.
   Status EndHeldRead();
@@ -161,7 +161,7 @@ class Db {
   void NoteOwnCommit();
   // True when the held read may serve another read (see above).
   bool HeldReadIsCurrent();
-  // Before a statement outside a transaction: keeps a held read only for a
+  // Before a statement: outside a transaction, keeps a held read only for a
   // read-only statement (`stmt`, nullptr for SQL text) while it is current.
   void SettleHeldRead(sqlite3_stmt* stmt);
   // The cached statement for `sql`, prepared on first use.
@@ -172,13 +172,14 @@ class Db {
   sqlite3* db_ = nullptr;
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
-  WalStamp txn_stamp_;       // the header just before the active read began
-  std::chrono::steady_clock::time_point txn_began_;  // when the active read began
   bool held_ = false;        // a read transaction is held
-  unsigned held_forks_ = 0;  // ProcessForkCount() when it began being held
-  WalStamp held_stamp_;      // the header just before the held read began
-  std::chrono::steady_clock::time_point held_since_;
-  std::chrono::steady_clock::time_point held_used_;
+  // The read transaction open on this connection, in a Transaction or held.
+  struct OpenRead {
+    WalStamp stamp;  // the WAL-index header just before it began
+    std::chrono::steady_clock::time_point began;
+    unsigned forks = 0;  // ProcessForkCount() in the process that began it
+  } open_read_;
+  std::chrono::steady_clock::time_point held_used_;  // when the held read was last used
   HoldHook hold_hook_ = nullptr;
   void* hold_hook_arg_ = nullptr;
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
