@@ -7,8 +7,8 @@ namespace grainstore {
 namespace {
 
 // Bytes an entry accounts for: its body, its key, the entry itself.
-std::size_t Cost(const NodeInfo& info, std::string_view body) {
-  return body.size() + info.key.size() + sizeof(ReadCache::Entry);
+std::size_t Cost(std::string_view key, std::string_view body) {
+  return body.size() + key.size() + sizeof(ReadCache::Entry);
 }
 
 }  // namespace
@@ -33,16 +33,15 @@ const ReadCache::Entry* ReadCache::Find(NsId ns, std::string_view key) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-void ReadCache::Put(const NodeInfo& info, std::string_view body) {
+void ReadCache::Put(NsId ns, std::string_view key, std::string_view body) {
   if (!observed_ || body.size() > kMaxBodyBytes) return;
-  const std::size_t cost = Cost(info, body);
+  const std::size_t cost = Cost(key, body);
   if (bytes_ + cost > kMaxBytes || entries_.size() >= kMaxEntries) {
     entries_.clear();
     bytes_ = 0;
   }
-  auto [it, inserted] = entries_.try_emplace(MapKey(info.ns, info.key));
-  if (!inserted) bytes_ -= Cost(it->second.info, it->second.body);
-  it->second.info = info;
+  auto [it, inserted] = entries_.try_emplace(MapKey(ns, key));
+  if (!inserted) bytes_ -= Cost(key, it->second.body);
   it->second.body.assign(body.data(), body.size());
   bytes_ += cost;
 }

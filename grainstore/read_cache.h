@@ -31,7 +31,6 @@ class ReadCache {
   };
 
   struct Entry {
-    NodeInfo info;
     std::string body;
   };
 
@@ -44,8 +43,9 @@ class ReadCache {
   void Observe(Stamp now);
   // The entry for `key` in namespace `ns`, or null.
   const Entry* Find(NsId ns, std::string_view key) const;
-  // Keeps `body` as read at the last observed stamp. No-op for large bodies.
-  void Put(const NodeInfo& info, std::string_view body);
+  // Keeps `body` of `key` in namespace `ns` as read at the last observed
+  // stamp. No-op for large bodies.
+  void Put(NsId ns, std::string_view key, std::string_view body);
   void Clear();
 
   std::size_t size() const { return entries_.size(); }

@@ -14,17 +14,10 @@
 namespace grainstore {
 namespace {
 
-NodeInfo File(NsId ns, std::string key) {
-  NodeInfo info;
-  info.ns = ns;
-  info.key = std::move(key);
-  return info;
-}
-
 TEST(ReadCacheTest, KeepsEntriesOnlyForTheStateTheyWereReadAt) {
   ReadCache cache;
   cache.Observe({.data_version = 1, .commits = 0});
-  cache.Put(File(1, "/memories/a"), "alpha");
+  cache.Put(1, "/memories/a", "alpha");
   ASSERT_NE(cache.Find(1, "/memories/a"), nullptr);
   EXPECT_EQ(cache.Find(1, "/memories/a")->body, "alpha");
   EXPECT_EQ(cache.Find(2, "/memories/a"), nullptr);  // namespaces are apart
@@ -32,32 +25,32 @@ TEST(ReadCacheTest, KeepsEntriesOnlyForTheStateTheyWereReadAt) {
   EXPECT_NE(cache.Find(1, "/memories/a"), nullptr);
   cache.Observe({.data_version = 1, .commits = 1});  // this connection committed
   EXPECT_EQ(cache.Find(1, "/memories/a"), nullptr);
-  cache.Put(File(1, "/memories/a"), "beta");
+  cache.Put(1, "/memories/a", "beta");
   cache.Observe({.data_version = 2, .commits = 1});  // another connection committed
   EXPECT_EQ(cache.Find(1, "/memories/a"), nullptr);
 }
 
 TEST(ReadCacheTest, PutBeforeAnyObserveKeepsNothing) {
   ReadCache cache;
-  cache.Put(File(1, "/memories/a"), "alpha");
+  cache.Put(1, "/memories/a", "alpha");
   EXPECT_EQ(cache.size(), 0u);
 }
 
 TEST(ReadCacheTest, StaysWithinItsBounds) {
   ReadCache cache;
   cache.Observe({});
-  cache.Put(File(1, "/memories/big"), std::string(ReadCache::kMaxBodyBytes + 1, 'x'));
+  cache.Put(1, "/memories/big", std::string(ReadCache::kMaxBodyBytes + 1, 'x'));
   EXPECT_EQ(cache.Find(1, "/memories/big"), nullptr);
   const std::string body(ReadCache::kMaxBodyBytes, 'y');
   std::size_t most = 0;
   for (int i = 0; i < 40; ++i) {
-    cache.Put(File(1, "/memories/f" + std::to_string(i)), body);
+    cache.Put(1, "/memories/f" + std::to_string(i), body);
     most = std::max(most, cache.size());
   }
   EXPECT_LE(most * ReadCache::kMaxBodyBytes, ReadCache::kMaxBytes);
   EXPECT_NE(cache.Find(1, "/memories/f39"), nullptr);  // the newest is kept
   for (int i = 0; i < static_cast<int>(ReadCache::kMaxEntries) + 10; ++i) {
-    cache.Put(File(1, "/memories/s" + std::to_string(i)), "s");
+    cache.Put(1, "/memories/s" + std::to_string(i), "s");
     ASSERT_LE(cache.size(), ReadCache::kMaxEntries);
   }
 }

@@ -209,6 +209,19 @@ ALTER TABLE bodies ADD COLUMN base_id INTEGER;
 ALTER TABLE bodies RENAME COLUMN data TO bytes;
 )sql";
 
+// v4 -> v5: nodes_by_key also holds each node's kind and body_id, so a read
+// of a file by its key goes from the index entry straight to the body's row
+// without visiting the node's own row: one B-tree descent fewer, and at
+// 100,000 files one cold leaf fewer per first read. An edit rewrites the
+// entry (body_id changes). The index is no longer UNIQUE; a key is its
+// parent's key plus its name, so nodes_by_parent (parent_id, name) keeps keys
+// unique. Older builds that have the file open keep working: they name the
+// index by its columns, not by its name.
+constexpr char kMigrateV4ToV5[] = R"sql(
+DROP INDEX nodes_by_key;
+CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id);
+)sql";
+
 }  // namespace
 
 Status ConfigureConnection(Db* db, const Options& options) {
@@ -258,6 +271,7 @@ Status Migrate(Db* db) {
   if (*version <= 1) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV1ToV2));
   if (*version <= 2) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV2ToV3));
   if (*version <= 3) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV3ToV4));
+  if (*version <= 4) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV4ToV5));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

@@ -9,6 +9,7 @@
 
 #include "grainstore/store.h"
 #include "schema.h"
+#include "store_impl.h"
 #include "test_util.h"
 
 namespace grainstore {
@@ -83,6 +84,12 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
   EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('chains') WHERE name = 'head_grain'"),
             0);
   EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_index_list('grains') WHERE \"unique\" = 1"), 0);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_index_list('nodes') "
+                   "WHERE name = 'nodes_by_parent' AND \"unique\" = 1"),
+            1);
+  EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(name, ',') FROM "
+                                   "(SELECT name FROM pragma_index_info('nodes_by_key') ORDER BY seqno)"),
+            "ns_id,key,kind,body_id");
   EXPECT_EQ(RefMismatches(), 0);
   // The body shared by areev.md and dup.md is stored once, referenced by
   // their three grains (create, create, rename).
@@ -111,6 +118,29 @@ TEST_F(SchemaTest, AnOlderBuildsBodyReadFailsAfterTheMigration) {
       << sqlite3_errmsg(old);
   sqlite3_finalize(read);
   sqlite3_close(old);
+}
+
+TEST_F(SchemaTest, AFileIsReadByKeyWithoutItsNodeRow) {
+  { ASSERT_TRUE(Store::Open(path_).has_value()); }
+  // The plan SQLite picks for ReadFile's query: the key index answers for
+  // the node (COVERING), then the body is found by its id.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  const std::string sql = std::string("EXPLAIN QUERY PLAN ") + kKindAndBodyByKeySql;
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  std::string plan;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
+    plan += "\n";
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  EXPECT_NE(plan.find("SEARCH n USING COVERING INDEX nodes_by_key (ns_id=? AND key=?)"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("SEARCH b USING INTEGER PRIMARY KEY (rowid=?)"), std::string::npos) << plan;
 }
 
 TEST_F(SchemaTest, BodyReferencesFollowEveryOperation) {

@@ -26,6 +26,10 @@
 namespace grainstore {
 
 // A node as stored: the public NodeInfo plus its body row.
+// KindAndBodyByKey's query; tests check that SQLite answers it without the
+// node's row.
+extern const char kKindAndBodyByKeySql[];
+
 struct NodeRow {
   NodeInfo info;
   std::int64_t body_id = 0;  // 0: empty body / none
@@ -127,8 +131,10 @@ class StoreImpl {
 
   // ---- nodes (store_nodes.cc)
   Result<NodeRow> NodeByKey(NsId ns, std::string_view key);
-  // Also fills `body` when the node is a file.
-  Result<NodeRow> NodeByKeyWithBody(NsId ns, std::string_view key, std::string* body);
+  // The kind of the node at `key`, and its content in `body` when it is a
+  // file, from nodes_by_key (which holds kind and body_id) and the body's
+  // row: two B-tree descents, never the node's own row.
+  Result<NodeKind> KindAndBodyByKey(NsId ns, std::string_view key, std::string* body);
   Result<NodeRow> NodeById(NodeId id);
   Result<NodeRow> NodeByParent(NodeId parent, std::string_view name);
   Result<std::vector<NodeRow>> Children(NodeId parent, std::string_view after, std::size_t limit);

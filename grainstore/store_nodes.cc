@@ -71,27 +71,33 @@ Result<NodeRow> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
   return OneNode(*st, key);
 }
 
-Result<NodeRow> StoreImpl::NodeByKeyWithBody(NsId ns, std::string_view key, std::string* body) {
-  static constexpr char kSql[] =
-      "SELECT n.id, n.ns_id, n.parent_id, n.name, n.key, n.kind, n.mode, n.uid, n.gid, n.size, "
-      "n.atime_ns, n.mtime_ns, n.ctime_ns, n.body_id, n.chain_id, n.versioning, n.symlink, "
-      "b.bytes, b.base_id FROM nodes n LEFT JOIN bodies b ON b.id = n.body_id "
-      "WHERE n.ns_id = ? AND n.key = ?";
-  auto st = db.Prepare(kSql);
+// Every nodes column named here is in nodes_by_key, so SQLite reads the index
+// entry and the body row only (schema v5).
+const char kKindAndBodyByKeySql[] =
+    "SELECT n.kind, b.bytes, b.base_id FROM nodes n INDEXED BY nodes_by_key "
+    "LEFT JOIN bodies b ON b.id = n.body_id WHERE n.ns_id = ? AND n.key = ?";
+
+Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std::string* body) {
+  auto st = db.Prepare(kKindAndBodyByKeySql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
   st->BindText(2, key);
-  auto row = OneNode(*st, key);
-  if (!row || row->info.kind != NodeKind::kFile) return row;
-  if (st->ColumnIsNull(18)) {
-    std::string_view data = st->ColumnBlobView(17);
-    body->assign(data.data(), data.size());
-    return row;
+  switch (st->Step()) {
+    case StepResult::kRow: break;
+    case StepResult::kDone: return Status::NotFound(fmt::format("no such node: {}", key));
+    case StepResult::kError: return st->status();
   }
-  auto assembled = AssembleBody(st->ColumnBlobView(17), st->ColumnInt64(18));  // a delta
+  const auto kind = static_cast<NodeKind>(st->ColumnInt64(0));
+  if (kind != NodeKind::kFile) return kind;
+  if (st->ColumnIsNull(2)) {
+    std::string_view data = st->ColumnBlobView(1);
+    body->assign(data.data(), data.size());
+    return kind;
+  }
+  auto assembled = AssembleBody(st->ColumnBlobView(1), st->ColumnInt64(2));  // a delta
   if (!assembled) return assembled.error();
   *body = std::move(*assembled);
-  return row;
+  return kind;
 }
 
 Result<NodeRow> StoreImpl::NodeById(NodeId id) {

@@ -28,33 +28,35 @@ Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
 Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* info) {
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
+  // The cache keeps bodies only; a caller that wants the node's record too
+  // reads it from SQL.
+  const bool want_info = info != nullptr;
   // Nothing committed since the cache was last checked: a hit needs no SQL.
-  if (s.NothingCommittedSinceSeen()) {
-    if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) {
-      if (info != nullptr) *info = hit->info;
-      return hit->body;
-    }
+  if (!want_info && s.NothingCommittedSinceSeen()) {
+    if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) return hit->body;
   }
   // One read transaction: the stamp and the row describe the same state.
   Transaction txn(&s.db);
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin(Transaction::Kind::kRead));
   // Empties the cache if anything committed since it was last checked.
   if (auto version = s.CurrentDataVersion(); !version) return version.error();
-  if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) {
-    GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
-    if (info != nullptr) *info = hit->info;
-    return hit->body;
+  if (!want_info) {
+    if (const ReadCache::Entry* hit = s.read_cache.Find(ns, key)) {
+      GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+      return hit->body;
+    }
   }
   std::string body;
-  auto row = s.NodeByKeyWithBody(ns, key, &body);
-  if (!row) return row.error();
-  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
-  if (row->info.kind != NodeKind::kFile) {
-    if (info != nullptr) *info = std::move(row->info);
-    return Status::IsADirectory(fmt::format("{} is not a file", key));
+  auto kind = s.KindAndBodyByKey(ns, key, &body);
+  if (!kind) return kind.error();
+  if (want_info) {
+    auto row = s.NodeByKey(ns, key);
+    if (!row) return row.error();
+    *info = std::move(row->info);
   }
-  s.read_cache.Put(row->info, body);
-  if (info != nullptr) *info = std::move(row->info);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  if (*kind != NodeKind::kFile) return Status::IsADirectory(fmt::format("{} is not a file", key));
+  s.read_cache.Put(ns, key, body);
   return body;
 }
 

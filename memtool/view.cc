@@ -121,21 +121,19 @@ ToolResult MissingOrFailure(std::string_view raw, const grainstore::Status& stat
 }  // namespace
 
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range) {
-  NodeInfo node;
-  if (p.path.is_root()) {
-    grainstore::Result<NodeInfo> root = t.store->StatKey(t.ns, p.path.key);
-    if (!root.has_value()) return MissingOrFailure(p.raw, root.error());
-    node = std::move(*root);
-  } else {
-    // On IsADirectory, ReadFile hands back the node it found instead.
-    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key, &node);
+  // Files are most views: read the body alone, and the node only when the
+  // key names something else (the root always is a directory).
+  if (!p.path.is_root()) {
+    grainstore::Result<std::string> body = t.store->ReadFile(t.ns, p.path.key);
     if (body.has_value()) return ViewFile(p, *body, range);
     if (body.error().code() != grainstore::StatusCode::kIsADirectory) {
       return MissingOrFailure(p.raw, body.error());
     }
   }
-  if (node.kind != NodeKind::kDirectory) return NotExist(p.raw);  // a symlink
-  return ViewDirectory(t, p, node);
+  grainstore::Result<NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
+  if (!node.has_value()) return MissingOrFailure(p.raw, node.error());
+  if (node->kind != NodeKind::kDirectory) return NotExist(p.raw);  // a symlink
+  return ViewDirectory(t, p, *node);
 }
 
 }  // namespace memtool::internal

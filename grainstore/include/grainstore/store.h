@@ -109,7 +109,9 @@ class Store {
   // NotFound if nothing lives at the key.
   Result<NodeInfo> StatKey(NsId ns, std::string_view key);
   // The current body of the file at key. NotFound; IsADirectory (directory or
-  // symlink). `info`, if given, receives the node, on IsADirectory too.
+  // symlink). `info`, if given, receives the node, on IsADirectory too; it
+  // costs one more B-tree descent and bypasses the read cache, so a caller
+  // that only needs the body passes none.
   Result<std::string> ReadFile(NsId ns, std::string_view key, NodeInfo* info = nullptr);
   // Creates the file (and missing parent directories) or appends a version.
   // NotADirectory (an ancestor is a file), IsADirectory (key is a directory or
