@@ -262,18 +262,21 @@ Result<Statement> Db::Prepare(const char* sql) {
 
 void Db::SettleHeldRead(sqlite3_stmt* stmt) {
   if (!held_ || in_txn_) return;
-  if (stmt != nullptr && sqlite3_stmt_readonly(stmt) != 0 && HeldReadIsCurrent()) {
-    held_used_ = std::chrono::steady_clock::now();
-    return;
+  if (stmt != nullptr && sqlite3_stmt_readonly(stmt) != 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (HeldReadIsCurrent(now)) {
+      held_used_ = now;
+      return;
+    }
   }
   (void)EndHeldRead();
 }
 
-bool Db::HeldReadIsCurrent() {
-  // Nothing has committed since it began, and it began in this process (a
-  // forked child does not hold the parent's locks).
+bool Db::HeldReadIsCurrent(std::chrono::steady_clock::time_point now) {
+  // Nothing has committed since it began, it is not yet too old, and it
+  // began in this process (a forked child does not hold the parent's locks).
   return SameWalState(ReadWalStamp(), open_read_.stamp) &&
-         ProcessForkCount() == open_read_.forks;
+         now - open_read_.began < hold_max_age_ && ProcessForkCount() == open_read_.forks;
 }
 
 Status Db::EndHeldRead() {
@@ -319,9 +322,10 @@ void Db::SetWalHook(WalHook fn, void* arg) {
   wal_hook_arg_ = arg;
 }
 
-void Db::SetHoldHook(HoldHook fn, void* arg) {
+void Db::SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration max_age) {
   hold_hook_ = fn;
   hold_hook_arg_ = arg;
+  hold_max_age_ = max_age;
 }
 
 Status Db::CheckpointPassive() {
@@ -344,7 +348,7 @@ Transaction::~Transaction() {
 Status Transaction::Begin(Kind kind) {
   read_ = kind == Kind::kRead;
   if (db_->held_) {
-    if (read_ && db_->HeldReadIsCurrent()) {
+    if (read_ && db_->HeldReadIsCurrent(std::chrono::steady_clock::now())) {
       // Nothing has committed since the held read began: it is current.
       db_->held_ = false;
       db_->in_txn_ = true;

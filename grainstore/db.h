@@ -87,13 +87,14 @@ unsigned ProcessForkCount();
 // installed (SetHoldHook), a read Transaction's Commit leaves the transaction
 // open, "held", and the next read reuses it while the WAL-index header is
 // still the one seen when it began, which means nothing has committed since,
-// so it reads what a new transaction would. Everything else ends a held read
-// first: a stale one at the next read, a write Transaction, SQL text (Exec,
-// QueryInt), a checkpoint, and any statement run outside a transaction that
-// writes or that finds the header moved. A held read keeps other
-// connections' checkpoints from copying frames committed after it and from
-// restarting the WAL, so the hook's owner must end it (EndHeldRead) once it
-// has sat idle or grown old; see ReadReleaser.
+// so it reads what a new transaction would, and while it is younger than the
+// hook's max_age. Everything else ends a held read first: a stale or old one
+// at the next read, a write Transaction, SQL text (Exec, QueryInt), a
+// checkpoint, and any statement run outside a transaction that writes or that
+// finds the header moved. A held read keeps other connections' checkpoints
+// from copying frames committed after it and from restarting the WAL: the age
+// limit bounds that for a connection that reads without pause, and the hook's
+// owner must end a read that sits idle (EndHeldRead); see ReadReleaser.
 class Db {
  public:
   Db() = default;
@@ -120,12 +121,12 @@ class Db {
   void SetWalHook(WalHook fn, void* arg);
 
   // Called when a read is about to be held; returning false commits it
-  // instead. Without a hook no read is held.
+  // instead. Without a hook no read is held. A held read that began more
+  // than `max_age` ago is not reused.
   using HoldHook = bool (*)(void* arg);
-  void SetHoldHook(HoldHook fn, void* arg);
+  void SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration max_age);
   bool holding_read() const { return held_; }
-  // When the held read began, and when it was last used.
-  std::chrono::steady_clock::time_point held_since() const { return open_read_.began; }
+  // When the held read was last used.
   std::chrono::steady_clock::time_point held_last_use() const { return held_used_; }
   // Commits the held read, if any.
   Status EndHeldRead();
@@ -159,8 +160,8 @@ class Db {
   friend class Transaction;
 
   void NoteOwnCommit();
-  // True when the held read may serve another read (see above).
-  bool HeldReadIsCurrent();
+  // True when the held read may serve another read at `now` (see above).
+  bool HeldReadIsCurrent(std::chrono::steady_clock::time_point now);
   // Before a statement: outside a transaction, keeps a held read only for a
   // read-only statement (`stmt`, nullptr for SQL text) while it is current.
   void SettleHeldRead(sqlite3_stmt* stmt);
@@ -182,6 +183,7 @@ class Db {
   std::chrono::steady_clock::time_point held_used_;  // when the held read was last used
   HoldHook hold_hook_ = nullptr;
   void* hold_hook_arg_ = nullptr;
+  std::chrono::steady_clock::duration hold_max_age_{};
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
   WalHook wal_hook_ = nullptr;
   void* wal_hook_arg_ = nullptr;

@@ -49,7 +49,7 @@ class HeldReadTest : public ::testing::Test {
     ASSERT_TRUE(a_.Exec("PRAGMA journal_mode = WAL").ok());
     ASSERT_TRUE(a_.Exec("CREATE TABLE t(x INTEGER)").ok());
     ASSERT_TRUE(b_.Open(path_, false).ok());
-    a_.SetHoldHook(&HoldAlways, nullptr);
+    a_.SetHoldHook(&HoldAlways, nullptr, std::chrono::hours(1));
   }
 
   // count(*) of t through a read Transaction on `db`.
@@ -83,7 +83,7 @@ TEST_F(HeldReadTest, OnlyAHookHoldsARead) {
   ASSERT_TRUE(plain.Open(path_, false).ok());
   EXPECT_EQ(CountInTxn(&plain), 0);
   EXPECT_FALSE(plain.holding_read());
-  plain.SetHoldHook(&HoldNever, nullptr);
+  plain.SetHoldHook(&HoldNever, nullptr, std::chrono::hours(1));
   EXPECT_EQ(CountInTxn(&plain), 0);
   EXPECT_FALSE(plain.holding_read());
   EXPECT_EQ(CountInTxn(&a_), 0);
@@ -111,6 +111,18 @@ TEST_F(HeldReadTest, ACurrentHeldReadServesReadOnlyStatements) {
   ASSERT_TRUE(b_.Exec(kInsert).ok());
   EXPECT_EQ(Count(&a_), 2);
   EXPECT_FALSE(a_.holding_read());  // moved: the statement ran on its own
+}
+
+TEST_F(HeldReadTest, AnOldHeldReadIsNotReused) {
+  // A connection that reads without pause must still let its read go now
+  // and then, so that other connections can restart the WAL.
+  a_.SetHoldHook(&HoldAlways, nullptr, std::chrono::milliseconds(50));
+  EXPECT_EQ(CountInTxn(&a_), 0);
+  EXPECT_EQ(Count(&a_), 0);
+  EXPECT_TRUE(a_.holding_read());  // young: reused
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  EXPECT_EQ(Count(&a_), 0);
+  EXPECT_FALSE(a_.holding_read());  // old: ended, the statement ran on its own
 }
 
 TEST_F(HeldReadTest, WritesEndTheHeldReadAndCommitAtOnce) {

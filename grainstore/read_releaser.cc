@@ -1,10 +1,9 @@
 #include "read_releaser.h"
 
-#include <algorithm>
 
 namespace grainstore {
 
-void ReadReleaser::Attach() { db_->SetHoldHook(&ReadReleaser::OnHold, this); }
+void ReadReleaser::Attach() { db_->SetHoldHook(&ReadReleaser::OnHold, this, kMaxAge); }
 
 bool ReadReleaser::OnHold(void* self) {
   auto* r = static_cast<ReadReleaser*>(self);
@@ -18,7 +17,7 @@ bool ReadReleaser::OnHold(void* self) {
 
 bool ReadReleaser::EndIfDue(std::chrono::steady_clock::time_point* next) {
   if (!db_->holding_read()) return false;
-  const auto due = std::min(db_->held_last_use() + kIdle, db_->held_since() + kMaxAge);
+  const auto due = db_->held_last_use() + kIdle;
   if (std::chrono::steady_clock::now() < due) {
     *next = due;
     return true;
@@ -36,9 +35,14 @@ void ReadReleaser::Run() {
       thread_.cv().wait_until(lock, next, [this] { return thread_.stopping(); });
       if (thread_.stopping()) break;
       lock.unlock();
-      bool held;
-      {
-        std::lock_guard store(*store_mu_);
+      // A Store in use is not idle. Waiting for its mutex would queue this
+      // thread behind every call, and each release would then pay a wake-up
+      // system call, so look again later instead.
+      std::unique_lock store(*store_mu_, std::try_to_lock);
+      bool held = true;
+      if (!store.owns_lock()) {
+        next = std::chrono::steady_clock::now() + kIdle;
+      } else {
         held = EndIfDue(&next);
         // Cleared under the store's mutex, which OnHold runs under: a hold
         // that starts after this sees watching_ == false and wakes the thread.
@@ -46,6 +50,7 @@ void ReadReleaser::Run() {
           std::lock_guard again(thread_.mu());
           watching_.store(false, std::memory_order_relaxed);
         }
+        store.unlock();
       }
       lock.lock();
       if (!held) break;

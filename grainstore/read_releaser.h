@@ -1,15 +1,16 @@
 // Ends a Store's held read (see Db, "Held reads") once it has sat idle for
-// kIdle, or has been open for kMaxAge. A held read makes the next read free
-// of lock calls while nothing commits, but it also keeps every other
-// connection's checkpoint from copying frames committed after it, and the
-// WAL from restarting: a process that reads and then goes quiet must not pin
-// the WAL for long, and one that reads without pause must still leave other
-// writers moments to restart it (a read that begins once everything is
-// copied into the database does not stand in the way).
+// kIdle; the Db itself stops reusing one open for kMaxAge. A held read makes
+// the next read free of lock calls while nothing commits, but it also keeps
+// every other connection's checkpoint from copying frames committed after
+// it, and the WAL from restarting: a process that reads and then goes quiet
+// must not pin the WAL for long, and one that reads without pause must still
+// leave other writers moments to restart it (a read that begins once
+// everything is copied into the database does not stand in the way).
 //
 // The thread starts with the first hold and sleeps without a deadline while
-// no read is held, so an idle Store costs no wake-ups. A forked child, which
-// has no thread (BackgroundThread), holds no reads.
+// no read is held, so an idle Store costs no wake-ups. It never waits for the
+// Store's mutex: while another thread holds it the Store is busy, not idle.
+// A forked child, which has no thread (BackgroundThread), holds no reads.
 #ifndef GRAINSTORE_READ_RELEASER_H_
 #define GRAINSTORE_READ_RELEASER_H_
 
@@ -40,9 +41,8 @@ class ReadReleaser {
   // sleeps without a deadline. False when no thread can end the hold.
   static bool OnHold(void* self);
   void Run();
-  // With *store_mu_ held: ends the held read once idle for kIdle or open for
-  // kMaxAge. True, with `next` set to when to look again, while a read stays
-  // held.
+  // With *store_mu_ held: ends the held read once idle for kIdle. True, with
+  // `next` set to when to look again, while a read stays held.
   bool EndIfDue(std::chrono::steady_clock::time_point* next);
 
   std::mutex* const store_mu_;
