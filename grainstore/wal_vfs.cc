@@ -29,7 +29,14 @@ struct WalBuffer {
   sqlite3_int64 offset = 0;     // file offset of data[0]
   bool commit_header = false;   // the last write was the header of a commit frame
   int deferred_error = SQLITE_OK;  // a flush that could not report its error
+  // The thread whose writes the buffer holds (its t_thread_tag), null while
+  // empty. A connection's write transaction runs on one thread, from its
+  // first frame to the lock release that ends it.
+  std::atomic<const void*> writer{nullptr};
 };
+
+// Identifies the calling thread by the address of a thread-local object.
+thread_local const char t_thread_tag = 0;
 
 // Every open WAL buffer of the process, and how many hold data. Lock order:
 // g_list_mu, then a buffer's mu.
@@ -60,16 +67,23 @@ int FlushLocked(WalBuffer* b) {
   }
   b->data.clear();
   b->commit_header = false;
+  b->writer.store(nullptr, std::memory_order_relaxed);
   g_nonempty.fetch_sub(1, std::memory_order_relaxed);
   return rc;
 }
 
-// Hands every buffered WAL write of the process to its file. An error is
-// kept on the buffer and returned by its next operation.
-void FlushAll() {
+// Hands every WAL write the calling thread has buffered to its file. An
+// error is kept on the buffer and returned by its next operation.
+//
+// Only the calling thread's: frames buffered by another thread belong to a
+// write transaction that still holds the WAL write lock, and its own lock
+// release flushes them. Waiting for them here would queue this thread (the
+// checkpoint thread, say) behind every frame that transaction writes.
+void FlushOwn() {
   if (g_nonempty.load(std::memory_order_acquire) == 0) return;
   std::lock_guard list_lock(g_list_mu);
   for (WalBuffer* b : *g_list) {
+    if (b->writer.load(std::memory_order_relaxed) != &t_thread_tag) continue;
     std::lock_guard lock(b->mu);
     int rc = FlushLocked(b);
     if (rc != SQLITE_OK && b->deferred_error == SQLITE_OK) b->deferred_error = rc;
@@ -143,15 +157,15 @@ int ShmMap(sqlite3_file* f, int region, int size, int extend, void volatile** ou
   return m->xShmMap(Real(f), region, size, extend, out);
 }
 int ShmLock(sqlite3_file* f, int offset, int n, int flags) {
-  FlushAll();  // spilled frames reach the WAL before any lock changes hands
+  FlushOwn();  // spilled frames reach the WAL before any lock changes hands
   return Real(f)->pMethods->xShmLock(Real(f), offset, n, flags);
 }
 void ShmBarrier(sqlite3_file* f) {
-  FlushAll();
+  FlushOwn();
   Real(f)->pMethods->xShmBarrier(Real(f));
 }
 int ShmUnmap(sqlite3_file* f, int delete_flag) {
-  FlushAll();
+  FlushOwn();
   return Real(f)->pMethods->xShmUnmap(Real(f), delete_flag);
 }
 int Fetch(sqlite3_file* f, sqlite3_int64 offset, int amount, void** out) {
@@ -183,6 +197,7 @@ int WalWrite(sqlite3_file* f, const void* data, int amount, sqlite3_int64 offset
   if (size > kMaxBuffered) return b->real->pMethods->xWrite(b->real, data, amount, offset);
   if (b->data.empty()) {
     b->offset = offset;
+    b->writer.store(&t_thread_tag, std::memory_order_relaxed);
     g_nonempty.fetch_add(1, std::memory_order_release);
   }
   b->data.append(static_cast<const char*>(data), size);

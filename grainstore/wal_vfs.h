@@ -11,9 +11,10 @@
 //     shared-memory index;
 //   - before any other operation on the WAL file (read, sync, truncate, size,
 //     close, a non-contiguous write, a buffer past its cap);
-//   - before any shared-memory lock change or barrier on any database file of
-//     this process, so frames spilled by an uncommitted transaction reach the
-//     file before its write lock is released.
+//   - before any shared-memory lock change or barrier made by the thread that
+//     buffered them, so frames spilled by an uncommitted transaction reach the
+//     file before its write lock is released (a write transaction runs on one
+//     thread, and only its holder of the write lock can release it).
 // Nothing on disk changes shape: the file format, the locking protocol and
 // the shared-memory index are the default VFS's, so other processes (and the
 // sqlite3 shell) can use the same store with any VFS.

@@ -81,6 +81,47 @@ TEST_F(WalVfsTest, SpilledFramesOfARolledBackTransactionNeverOverwriteLaterCommi
   EXPECT_EQ(*n, 6);
 }
 
+// Frames a transaction spilled stay its own until it ends: another thread's
+// connections change locks (here, a read on another thread) without writing
+// them out, so they never wait on that transaction's buffer; the
+// transaction's own commit or rollback writes them before it lets go of the
+// write lock.
+TEST_F(WalVfsTest, SpilledFramesWaitForTheirOwnTransaction) {
+  Db a;
+  ASSERT_TRUE(a.Open(path_, true).ok());
+  ASSERT_TRUE(a.Exec("PRAGMA journal_mode = WAL").ok());
+  ASSERT_TRUE(a.Exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB)").ok());
+  ASSERT_TRUE(a.Exec("PRAGMA cache_size = 10").ok());  // pages: forces spills
+  const std::string wal = path_ + "-wal";
+  auto read_on_another_thread = [&](std::int64_t* rows) {
+    std::thread([&] {
+      Db b;
+      ASSERT_TRUE(b.Open(path_, false).ok());
+      auto n = b.QueryInt("SELECT count(*) FROM t");
+      ASSERT_TRUE(n.has_value());
+      *rows = *n;
+    }).join();
+  };
+  for (const char* end : {"ROLLBACK", "COMMIT"}) {
+    ASSERT_TRUE(a.Exec("BEGIN IMMEDIATE").ok());
+    ASSERT_TRUE(a.Exec("INSERT INTO t(v) SELECT randomblob(3000) FROM "
+                       "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                       "WHERE x < 40) SELECT x FROM c)")
+                    .ok());
+    const auto before = std::filesystem::file_size(wal);
+    std::int64_t rows = -1;
+    read_on_another_thread(&rows);
+    EXPECT_EQ(rows, 0);
+    EXPECT_EQ(std::filesystem::file_size(wal), before) << end;
+    ASSERT_TRUE(a.Exec(end).ok());
+    EXPECT_GT(std::filesystem::file_size(wal), before) << end;  // written by its own end
+  }
+  std::int64_t rows = -1;
+  read_on_another_thread(&rows);
+  EXPECT_EQ(rows, 40);
+  EXPECT_EQ(test::PlainText(path_, "PRAGMA integrity_check"), "ok");
+}
+
 // Writes through the Store keep the WAL bounded without SQLite's
 // autocheckpoint, and every write stays readable.
 TEST_F(WalVfsTest, CheckpointerKeepsTheWalBounded) {
