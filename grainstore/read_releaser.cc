@@ -1,6 +1,5 @@
 #include "read_releaser.h"
 
-
 namespace grainstore {
 
 void ReadReleaser::Attach() { db_->SetHoldHook(&ReadReleaser::OnHold, this, kMaxAge); }
