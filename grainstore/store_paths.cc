@@ -47,15 +47,25 @@ Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* inf
     }
   }
   std::string body;
-  auto kind = s.KindAndBodyByKey(ns, key, &body);
-  if (!kind) return kind.error();
+  NodeKind kind;
   if (want_info) {
+    // The node's row, then the body it names: one key lookup, as without info.
     auto row = s.NodeByKey(ns, key);
     if (!row) return row.error();
+    kind = row->info.kind;
+    if (kind == NodeKind::kFile) {
+      auto data = s.BodyData(row->body_id);
+      if (!data) return data.error();
+      body = std::move(*data);
+    }
     *info = std::move(row->info);
+  } else {
+    auto found = s.KindAndBodyByKey(ns, key, &body);
+    if (!found) return found.error();
+    kind = *found;
   }
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
-  if (*kind != NodeKind::kFile) return Status::IsADirectory(fmt::format("{} is not a file", key));
+  if (kind != NodeKind::kFile) return Status::IsADirectory(fmt::format("{} is not a file", key));
   s.read_cache.Put(ns, key, body);
   return body;
 }
