@@ -215,8 +215,8 @@ ALTER TABLE bodies RENAME COLUMN data TO bytes;
 // 100,000 files one cold leaf fewer per first read. An edit rewrites the
 // entry (body_id changes). The index is no longer UNIQUE; a key is its
 // parent's key plus its name, so nodes_by_parent (parent_id, name) keeps keys
-// unique. Older builds that have the file open keep working: they name the
-// index by its columns, not by its name.
+// unique. Older builds that have the file open keep working: none of their
+// statements names the index, and SQLite re-plans them after the change.
 constexpr char kMigrateV4ToV5[] = R"sql(
 DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id);

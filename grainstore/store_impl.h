@@ -25,11 +25,11 @@
 
 namespace grainstore {
 
-// A node as stored: the public NodeInfo plus its body row.
 // KindAndBodyByKey's query; tests check that SQLite answers it without the
 // node's row.
 extern const char kKindAndBodyByKeySql[];
 
+// A node as stored: the public NodeInfo plus its body row.
 struct NodeRow {
   NodeInfo info;
   std::int64_t body_id = 0;  // 0: empty body / none
