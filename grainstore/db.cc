@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sqlite_memory.h"
+#include "sqlite_pcache.h"
 #include "wal_vfs.h"
 
 namespace grainstore {
@@ -152,7 +153,8 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
 Status Db::Open(const std::string& path, bool create_if_missing) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
-  (void)InstallSqliteMemory();  // before the VFS initialises SQLite
+  (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
+  (void)InstallSqlitePageCache();
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");
