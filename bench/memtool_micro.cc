@@ -1,15 +1,19 @@
 // Micro-benchmarks of memtool::MemoryTool::Execute on a real temp-file
 // SQLite store, timed per call (steady_clock) and summarised by median.
 //
-//   memtool_micro [--dir SCRATCH_PARENT] [--quick] [--only versions|size|writes|writes-normal|creates]
+//   memtool_micro [--dir SCRATCH_PARENT] [--quick]
+//                 [--only versions|size|edits-by-size|writes|writes-normal|creates]
 //
 // Prints a markdown table: view of a file against its number of versions
 // (1..10,000; one file per depth, viewed in interleaved rounds) and against the number of files in the store
 // (100..100,000), views of directories, a view of /memories over 10,000
-// files, and single-thread write throughput (create, str_replace, insert)
-// with Durability::kNormal and kFull. --quick shrinks the sizes for a smoke
+// files, str_replace throughput against the number of files in the store
+// (1,000..100,000, the store cached whole by the process), and single-thread
+// write throughput (create, str_replace, insert) with Durability::kNormal and
+// kFull. --quick shrinks the sizes for a smoke
 // run (its numbers are not the recorded ones).
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -201,6 +205,50 @@ void BenchStoreSize(const Config& cfg) {
               hi / lo, Verdict(hi / lo <= 1.5).c_str());
 }
 
+// str_replace on random files of a store that grows from 1,000 to 100,000
+// files: a long-lived process (the mount, a binding's host) holds the whole
+// store in its page cache, and an edit should not slow down with it.
+void BenchEditsBySize(const Config& cfg) {
+  bench::ScratchDir scratch(cfg.dir);
+  auto store = bench::OpenStoreOrDie(scratch.path() + "/agent.db", Durability::kNormal);
+  grainstore::NsId ns = bench::NamespaceOrDie(store.get(), "bench");
+  memtool::MemoryTool tool(store.get(), ns);
+  std::vector<int> levels = cfg.quick ? std::vector<int>{1000} : std::vector<int>{1000, 10000, 100000};
+  const int edits = cfg.quick ? 1000 : 10000;
+  constexpr int kLines = 20;  // Body()'s lines, each replaced at most once
+  std::vector<int> replaced;  // per file: lines replaced so far
+  std::uint64_t seed = 777;
+  auto next = [&seed](int bound) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(bound));
+  };
+  int written = 0;
+  for (int level : levels) {
+    for (; written < level; ++written) PutOrDie(store.get(), ns, FileKey(written), Body(fmt::format("f{}", written)));
+    replaced.resize(static_cast<std::size_t>(level), 0);
+    if (grainstore::Status synced = store->Sync(); !synced.ok()) {
+      std::fprintf(stderr, "bench: sync after fill: %s\n", synced.ToString().c_str());
+      std::exit(1);
+    }
+    std::vector<std::string> cmds;
+    while (static_cast<int>(cmds.size()) < edits) {
+      const int f = next(level);
+      int& line = replaced[static_cast<std::size_t>(f)];
+      if (line == kLines) continue;
+      cmds.push_back(fmt::format(R"({{"command":"str_replace","path":"{}","old_str":"<f{}:{}>","new_str":"[f{}:{}]"}})",
+                                 FileKey(f), f, line, f, line));
+      ++line;
+    }
+    std::int64_t t0 = bench::NowNs();
+    bench::Stats s = TimeExecute(&tool, cmds, cmds.size(), 0);
+    const double rate = static_cast<double>(cmds.size()) / (static_cast<double>(bench::NowNs() - t0) / 1e9);
+    std::printf("| str_replace on random files, store of %d files (normal) | %zu | %s | %s | %s | >= 10,000/s | %.0f/s %s |\n",
+                level, s.n, bench::FormatNs(s.median_ns).c_str(), bench::FormatNs(s.p90_ns).c_str(),
+                bench::FormatNs(s.p99_ns).c_str(), rate, Verdict(rate >= 10000).c_str());
+    std::fflush(stdout);
+  }
+}
+
 // Times `cmds` once each; reports ops/s over the whole run.
 void WriteRow(const std::string& name, memtool::MemoryTool* tool,
               const std::vector<std::string>& cmds, Durability durability) {
@@ -251,12 +299,13 @@ int main(int argc, char** argv) {
     if (arg == "--quick") cfg.quick = true;
     else if (arg == "--dir" && i + 1 < argc) cfg.dir = argv[++i];
     else if (arg == "--only" && i + 1 < argc) cfg.only = argv[++i];
-    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|writes|writes-normal|creates]");
+    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|edits-by-size|writes|writes-normal|creates]");
   }
   std::printf("| benchmark | n | median | p90 | p99 | goal | result |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   if (cfg.Wants("versions")) BenchVersions(cfg);
   if (cfg.Wants("size")) BenchStoreSize(cfg);
+  if (cfg.Wants("edits-by-size")) BenchEditsBySize(cfg);
   if (cfg.only == "creates") BenchWrites(cfg, Durability::kNormal, true);
   if (cfg.Wants("writes") || cfg.only == "writes-normal") BenchWrites(cfg, Durability::kNormal, false);
   if (cfg.Wants("writes")) BenchWrites(cfg, Durability::kFull, false);
