@@ -2,7 +2,7 @@
 // SQLite store, timed per call (steady_clock) and summarised by median.
 //
 //   memtool_micro [--dir SCRATCH_PARENT] [--quick]
-//                 [--only versions|size|edits-by-size|writes|writes-normal|creates]
+//                 [--only versions|size|size-interleaved|edits-by-size|writes|writes-normal|creates]
 //
 // Prints a markdown table: view of a file against its number of versions
 // (1..10,000; one file per depth, viewed in interleaved rounds) and against the number of files in the store
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -205,6 +206,86 @@ void BenchStoreSize(const Config& cfg) {
               hi / lo, Verdict(hi / lo <= 1.5).c_str());
 }
 
+// The same first and repeated views as BenchStoreSize, over four stores of
+// 100 to 100,000 files that are all open at once, viewed in interleaved
+// rounds: the host's speed drifting during the run then falls on every size
+// alike (BenchStoreSize measures each size in its own few milliseconds), and
+// no store is viewed right after the fill that wrote it.
+void BenchStoreSizeInterleaved(const Config& cfg) {
+  bench::ScratchDir scratch(cfg.dir);
+  const std::vector<int> levels = cfg.quick ? std::vector<int>{100, 1000}
+                                            : std::vector<int>{100, 1000, 10000, 100000};
+  struct Level {
+    std::unique_ptr<grainstore::Store> store;
+    std::unique_ptr<memtool::MemoryTool> tool;
+    std::vector<std::string> firsts;   // distinct files, each viewed once
+    std::vector<std::string> repeats;  // random picks, cycled
+    std::vector<double> first_ns, repeat_ns;
+  };
+  std::vector<Level> stores(levels.size());
+  std::uint64_t seed = 12345;
+  auto next = [&seed](int bound) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(bound));
+  };
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const int level = levels[i];
+    Level& l = stores[i];
+    l.store = bench::OpenStoreOrDie(fmt::format("{}/agent-{}.db", scratch.path(), level), Durability::kNormal);
+    grainstore::NsId ns = bench::NamespaceOrDie(l.store.get(), "bench");
+    l.tool = std::make_unique<memtool::MemoryTool>(l.store.get(), ns);
+    for (int f = 0; f < level; ++f) PutOrDie(l.store.get(), ns, FileKey(f), Body(fmt::format("f{}", f)));
+    if (grainstore::Status synced = l.store->Sync(); !synced.ok()) {
+      std::fprintf(stderr, "bench: sync after fill: %s\n", synced.ToString().c_str());
+      std::exit(1);
+    }
+    std::vector<int> order(static_cast<std::size_t>(level));
+    std::iota(order.begin(), order.end(), 0);
+    for (int k = 0; k < std::min(level, 1000); ++k) {  // a partial Fisher-Yates shuffle
+      auto& a = order[static_cast<std::size_t>(k)];
+      std::swap(a, order[static_cast<std::size_t>(k + next(level - k))]);
+      l.firsts.push_back(ViewCmd(FileKey(a)));
+    }
+    for (int k = 0; k < 1000; ++k) l.repeats.push_back(ViewCmd(FileKey(next(level))));
+  }
+  // Every first view comes before the repeated views, which would otherwise
+  // put files of the small stores in their read caches.
+  const std::size_t rounds = 5;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    for (Level& l : stores) {
+      const std::size_t per = l.firsts.size() / rounds;
+      std::vector<std::string> slice(l.firsts.begin() + static_cast<long>(r * per),
+                                     l.firsts.begin() + static_cast<long>((r + 1) * per));
+      std::vector<double> got = TimeSamples(l.tool.get(), slice, slice.size(), 0);
+      l.first_ns.insert(l.first_ns.end(), got.begin(), got.end());
+    }
+  }
+  for (std::size_t r = 0; r < rounds; ++r) {
+    for (Level& l : stores) {
+      std::vector<double> got = TimeSamples(l.tool.get(), l.repeats, cfg.quick ? 100 : 1000, 20);
+      l.repeat_ns.insert(l.repeat_ns.end(), got.begin(), got.end());
+    }
+  }
+  double first_lo = 1e18, first_hi = 0, lo = 1e18, hi = 0;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    bench::Stats f = bench::Summarize(std::move(stores[i].first_ns));
+    bench::Stats s = bench::Summarize(std::move(stores[i].repeat_ns));
+    first_lo = std::min(first_lo, f.median_ns);
+    first_hi = std::max(first_hi, f.median_ns);
+    lo = std::min(lo, s.median_ns);
+    hi = std::max(hi, s.median_ns);
+    Row(fmt::format("view file, first view, store of {} files, four stores interleaved", levels[i]), f,
+        "< 10 us", Verdict(f.median_ns < 10e3));
+    Row(fmt::format("view file, repeated views, store of {} files, four stores interleaved", levels[i]), s,
+        "< 10 us", Verdict(s.median_ns < 10e3));
+  }
+  std::printf("| flatness over store size, first views, interleaved (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
+              first_hi / first_lo, Verdict(first_hi / first_lo <= 1.5).c_str());
+  std::printf("| flatness over store size, repeated views, interleaved (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
+              hi / lo, Verdict(hi / lo <= 1.5).c_str());
+  std::fflush(stdout);
+}
+
 // str_replace on random files of a store that grows from 1,000 to 100,000
 // files: a long-lived process (the mount, a binding's host) holds the whole
 // store in its page cache, and an edit should not slow down with it.
@@ -299,12 +380,13 @@ int main(int argc, char** argv) {
     if (arg == "--quick") cfg.quick = true;
     else if (arg == "--dir" && i + 1 < argc) cfg.dir = argv[++i];
     else if (arg == "--only" && i + 1 < argc) cfg.only = argv[++i];
-    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|edits-by-size|writes|writes-normal|creates]");
+    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|size-interleaved|edits-by-size|writes|writes-normal|creates]");
   }
   std::printf("| benchmark | n | median | p90 | p99 | goal | result |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   if (cfg.Wants("versions")) BenchVersions(cfg);
   if (cfg.Wants("size")) BenchStoreSize(cfg);
+  if (cfg.Wants("size-interleaved")) BenchStoreSizeInterleaved(cfg);
   if (cfg.Wants("edits-by-size")) BenchEditsBySize(cfg);
   if (cfg.only == "creates") BenchWrites(cfg, Durability::kNormal, true);
   if (cfg.Wants("writes") || cfg.only == "writes-normal") BenchWrites(cfg, Durability::kNormal, false);
