@@ -41,11 +41,19 @@ void Coherence::Stop() {
 }
 
 bool Coherence::CatchUp() {
+  // Read before the check below: a commit landing after this reading moves
+  // the fingerprint again, so the next call looks for itself.
+  const std::uint64_t fingerprint = fs_->store().CommitFingerprint();
+  if (fingerprint != 0 && fingerprint == caught_up_at_.load(std::memory_order_acquire)) {
+    return false;
+  }
   bool changed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    changed = CatchUpLocked();
+    bool checked = false;
+    changed = CatchUpLocked(&checked);
     if (changed && !pending_.empty()) wake_ = true;
+    caught_up_at_.store(checked ? fingerprint : 0, std::memory_order_release);
   }
   if (changed) cv_.notify_all();
   return changed;
@@ -64,12 +72,13 @@ void Coherence::Run(int interval_ms) {
   }
 }
 
-bool Coherence::CatchUpLocked() {
+bool Coherence::CatchUpLocked(bool* checked) {
   auto version = fs_->store().DataVersion();
   if (!version) {
     Log(LogLevel::kWarning, "data_version check failed: {}", version.error().ToString());
     return false;
   }
+  if (checked != nullptr) *checked = true;
   if (*version == data_version_) return false;
   data_version_ = *version;
   const std::uint64_t own = fs_->store().origin();

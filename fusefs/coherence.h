@@ -7,6 +7,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -36,7 +37,9 @@ class Coherence {
   void Stop();
   // Cheap synchronous check for request paths: when another process has
   // committed, refreshes the inode cache now and queues kernel notifications
-  // for the polling thread. Returns true when something changed.
+  // for the polling thread. Returns true when something changed. While no
+  // connection has committed since the last check it takes no lock at all
+  // (Store::CommitFingerprint), so parallel lookups do not queue on it.
   bool CatchUp();
 
  private:
@@ -47,13 +50,17 @@ class Coherence {
   };
 
   void Run(int interval_ms);
-  bool CatchUpLocked();
+  // Sets *checked (when given) once the store's data version was read.
+  bool CatchUpLocked(bool* checked = nullptr);
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
   void SendNotices();
 
   Filesystem* fs_;
+  // The store's commit fingerprint when a check last found everything caught
+  // up; 0 forces the next check.
+  std::atomic<std::uint64_t> caught_up_at_{0};
   std::mutex mu_;  // guards everything below
   std::uint64_t data_version_ = 0;
   std::uint64_t cursor_ = 0;

@@ -210,13 +210,34 @@ void Db::NoteOwnCommit() {
   own_.to = after;
 }
 
+namespace {
+
+// SQLite maps the wal-index in regions of this size (WALINDEX_PGSZ); the
+// header is two 48-byte copies at its start (https://sqlite.org/walformat.html).
+constexpr int kWalIndexRegion = 32768;
+constexpr std::size_t kHeaderBytes = 48;
+constexpr std::size_t kIsInitOffset = 12;
+
+WalStamp ReadHeader(const volatile unsigned char* wal_index) {
+  // A writer stores the second copy, then the first; a reader that finds
+  // them equal has a whole header (SQLite's own readers do the same).
+  std::array<unsigned char, kHeaderBytes> first;
+  std::array<unsigned char, kHeaderBytes> second;
+  for (std::size_t i = 0; i < kHeaderBytes; ++i) first[i] = wal_index[i];
+  std::atomic_thread_fence(std::memory_order_acquire);
+  for (std::size_t i = 0; i < kHeaderBytes; ++i) second[i] = wal_index[kHeaderBytes + i];
+  if (first != second || first[kIsInitOffset] == 0) return {};
+  WalStamp stamp;
+  std::memcpy(stamp.words.data(), first.data(), kHeaderBytes);
+  stamp.valid = true;
+  return stamp;
+}
+
+}  // namespace
+
 WalStamp Db::ReadWalStamp() {
-  // SQLite maps the wal-index in regions of this size (WALINDEX_PGSZ); the
-  // header is two 48-byte copies at its start (https://sqlite.org/walformat.html).
-  constexpr int kWalIndexRegion = 32768;
-  constexpr std::size_t kHeaderBytes = 48;
-  constexpr std::size_t kIsInitOffset = 12;
-  if (wal_index_ == nullptr) {
+  const volatile unsigned char* mapped = wal_index_.load(std::memory_order_acquire);
+  if (mapped == nullptr) {
     if (db_ == nullptr) return {};
     sqlite3_file* file = nullptr;
     if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
@@ -230,20 +251,15 @@ WalStamp Db::ReadWalStamp() {
         region == nullptr) {
       return {};
     }
-    wal_index_ = static_cast<const volatile unsigned char*>(region);
+    mapped = static_cast<const volatile unsigned char*>(region);
+    wal_index_.store(mapped, std::memory_order_release);
   }
-  // A writer stores the second copy, then the first; a reader that finds
-  // them equal has a whole header (SQLite's own readers do the same).
-  std::array<unsigned char, kHeaderBytes> first;
-  std::array<unsigned char, kHeaderBytes> second;
-  for (std::size_t i = 0; i < kHeaderBytes; ++i) first[i] = wal_index_[i];
-  std::atomic_thread_fence(std::memory_order_acquire);
-  for (std::size_t i = 0; i < kHeaderBytes; ++i) second[i] = wal_index_[kHeaderBytes + i];
-  if (first != second || first[kIsInitOffset] == 0) return {};
-  WalStamp stamp;
-  std::memcpy(stamp.words.data(), first.data(), kHeaderBytes);
-  stamp.valid = true;
-  return stamp;
+  return ReadHeader(mapped);
+}
+
+WalStamp Db::PeekWalStamp() const {
+  const volatile unsigned char* mapped = wal_index_.load(std::memory_order_acquire);
+  return mapped == nullptr ? WalStamp{} : ReadHeader(mapped);
 }
 
 Result<sqlite3_stmt*> Db::Cached(const char* sql) {

@@ -5,6 +5,7 @@
 #define GRAINSTORE_DB_H_
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -141,6 +142,10 @@ class Db {
   // Invalid until this connection has used the WAL, and while a commit is
   // rewriting the header (its two copies differ). See docs/storage-format.md.
   WalStamp ReadWalStamp();
+  // The same reading once ReadWalStamp has found the header (invalid
+  // before): safe from any thread, alongside whatever thread uses the
+  // connection, since it touches nothing but the shared mapping.
+  WalStamp PeekWalStamp() const;
   // The WAL-index header just before the first and just after the last of
   // this connection's latest run of commits, with no other commit anywhere
   // in between (each commit moved the header's change counter by exactly
@@ -190,7 +195,9 @@ class Db {
   std::uint64_t commits_ = 0;
   WalStamp before_commit_;  // read by the commit hook, under the write lock
   OwnCommits own_;
-  const volatile unsigned char* wal_index_ = nullptr;  // region 0 of the -shm mapping
+  // Region 0 of the -shm mapping, found once under the owner's lock and then
+  // read from any thread (PeekWalStamp); SQLite keeps it mapped until close.
+  std::atomic<const volatile unsigned char*> wal_index_{nullptr};
 };
 
 // A write (BEGIN IMMEDIATE) or read (BEGIN DEFERRED) transaction that rolls

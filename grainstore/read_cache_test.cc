@@ -2,7 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <cstdint>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -147,6 +150,50 @@ TEST_F(ReadFileCoherenceTest, DataVersionSeesOthersBetweenOwnCommits) {
   ASSERT_TRUE(v1.has_value());
   EXPECT_NE(*v1, *v0);
   EXPECT_EQ(Read("/memories/b.md"), "theirs\n");
+}
+
+// The lock-free fingerprint holds still across reads and moves with every
+// commit, this Store's own and another connection's.
+TEST_F(ReadFileCoherenceTest, CommitFingerprintMovesWithEveryCommit) {
+  const std::uint64_t f0 = store_->CommitFingerprint();
+  ASSERT_NE(f0, 0u);
+  EXPECT_EQ(Read("/memories/a.md"), "one\n");
+  ASSERT_TRUE(store_->StatKey(ns_, "/memories").has_value());
+  EXPECT_EQ(store_->CommitFingerprint(), f0);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "two\n").has_value());
+  const std::uint64_t f1 = store_->CommitFingerprint();
+  EXPECT_NE(f1, 0u);
+  EXPECT_NE(f1, f0);
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value());
+  NsId ons = *(*other)->Namespace("default");
+  ASSERT_TRUE((*other)->PutFile(ons, "/memories/b.md", "theirs\n").has_value());
+  const std::uint64_t f2 = store_->CommitFingerprint();
+  EXPECT_NE(f2, 0u);
+  EXPECT_NE(f2, f1);
+}
+
+// Read from another thread while this Store commits, as the mount's request
+// threads do (a ThreadSanitizer build would report a race); once the writes
+// stop it is available and holds still.
+TEST_F(ReadFileCoherenceTest, CommitFingerprintIsReadFromAnyThread) {
+  std::atomic<bool> done{false};
+  std::atomic<int> readings{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      (void)store_->CommitFingerprint();
+      readings.fetch_add(1);
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "v" + std::to_string(i) + "\n").has_value());
+  }
+  done = true;
+  reader.join();
+  EXPECT_GT(readings.load(), 0);
+  const std::uint64_t last = store_->CommitFingerprint();
+  EXPECT_NE(last, 0u);
+  EXPECT_EQ(store_->CommitFingerprint(), last);
 }
 
 }  // namespace

@@ -237,6 +237,21 @@ Result<std::uint64_t> Store::DataVersion() {
   return static_cast<std::uint64_t>(*v);
 }
 
+std::uint64_t Store::CommitFingerprint() const {
+  const WalStamp stamp = impl_->db.PeekWalStamp();
+  if (!stamp.valid) return 0;
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (std::uint32_t word : stamp.words) {  // splitmix64 over the header's words
+    h += word;
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+  }
+  return h == 0 ? 1 : h;
+}
+
 Status Store::Sync() {
   std::lock_guard lock(impl_->mu);
   return SyncToDisk(&impl_->db);

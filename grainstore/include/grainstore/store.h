@@ -213,6 +213,13 @@ class Store {
   Result<std::uint64_t> LastOpSeq();
   // Changes whenever another connection commits (PRAGMA data_version); cheap.
   Result<std::uint64_t> DataVersion();
+  // A value that changes whenever any connection commits, this one included
+  // (a hash of the shared WAL-index header). Reads shared memory only and
+  // takes no lock, so threads that poll for other processes' changes can
+  // skip DataVersion() while it holds still. 0 when it cannot be read (before
+  // this Store's first read or write, or while a commit rewrites the header):
+  // then assume a change.
+  std::uint64_t CommitFingerprint() const;
   // Makes every acknowledged write durable on disk (fsync), in any mode.
   Status Sync();
 
