@@ -104,6 +104,46 @@ void PutOrDie(grainstore::Store* store, grainstore::NsId ns, const std::string& 
 
 std::string FileKey(int i) { return fmt::format("/memories/d{}/f{}.md", i / 100, i); }
 
+// Writes files FileKey(from) .. FileKey(to - 1) with Body("f<i>").
+void FillFiles(grainstore::Store* store, grainstore::NsId ns, int from, int to) {
+  for (int i = from; i < to; ++i) PutOrDie(store, ns, FileKey(i), Body(fmt::format("f{}", i)));
+}
+
+// A fill leaves a long WAL behind; copy it into the database now, so the
+// background checkpoint does not share the cores with the timed calls.
+void SyncOrDie(grainstore::Store* store) {
+  if (grainstore::Status synced = store->Sync(); !synced.ok()) {
+    bench::Die("sync after fill: " + synced.ToString());
+  }
+}
+
+// A small linear congruential generator: the same picks on every run.
+class Lcg {
+ public:
+  explicit Lcg(std::uint64_t seed) : seed_(seed) {}
+  int Next(int bound) {
+    seed_ = seed_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((seed_ >> 33) % static_cast<std::uint64_t>(bound));
+  }
+
+ private:
+  std::uint64_t seed_;
+};
+
+// Views of min(files, 1000) distinct files of a store of `files` files, in
+// random order (a partial Fisher-Yates shuffle).
+std::vector<std::string> DistinctViews(int files, Lcg* rng) {
+  std::vector<int> order(static_cast<std::size_t>(files));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<std::string> views;
+  for (int i = 0; i < std::min(files, 1000); ++i) {
+    auto& a = order[static_cast<std::size_t>(i)];
+    std::swap(a, order[static_cast<std::size_t>(i + rng->Next(files - i))]);
+    views.push_back(ViewCmd(FileKey(a)));
+  }
+  return views;
+}
+
 // One file per depth (1..10,000 versions), viewed in interleaved rounds so
 // that the host's speed drifting during the run falls on every depth alike.
 void BenchVersions(const Config& cfg) {
@@ -149,32 +189,16 @@ void BenchStoreSize(const Config& cfg) {
                                       : std::vector<int>{100, 1000, 10000, 100000};
   int written = 0;
   double lo = 1e18, hi = 0, first_lo = 1e18, first_hi = 0;
-  std::uint64_t seed = 12345;
-  auto next = [&seed](int bound) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(bound));
-  };
+  Lcg rng(12345);
   for (int level : levels) {
     std::int64_t t0 = bench::NowNs();
-    for (; written < level; ++written) PutOrDie(store.get(), ns, FileKey(written), Body(fmt::format("f{}", written)));
+    FillFiles(store.get(), ns, written, level);
+    written = level;
     double fill_s = static_cast<double>(bench::NowNs() - t0) / 1e9;
-    // The fill leaves a long WAL behind; copy it into the database now, so the
-    // background checkpoint does not share the cores with the timed views.
-    if (grainstore::Status synced = store->Sync(); !synced.ok()) {
-      std::fprintf(stderr, "bench: sync after fill: %s\n", synced.ToString().c_str());
-      std::exit(1);
-    }
+    SyncOrDie(store.get());
     // First views: distinct files, each viewed once since the fill's last
     // write, so none is in the Store's read cache.
-    std::vector<int> order(static_cast<std::size_t>(level));
-    std::iota(order.begin(), order.end(), 0);
-    const int distinct = std::min(level, 1000);
-    std::vector<std::string> firsts;
-    for (int i = 0; i < distinct; ++i) {  // a partial Fisher-Yates shuffle
-      auto& a = order[static_cast<std::size_t>(i)];
-      std::swap(a, order[static_cast<std::size_t>(i + next(level - i))]);
-      firsts.push_back(ViewCmd(FileKey(a)));
-    }
+    std::vector<std::string> firsts = DistinctViews(level, &rng);
     bench::Stats f = TimeExecute(&tool, firsts, firsts.size(), 0);
     first_lo = std::min(first_lo, f.median_ns);
     first_hi = std::max(first_hi, f.median_ns);
@@ -182,7 +206,7 @@ void BenchStoreSize(const Config& cfg) {
         "< 10 us", Verdict(f.median_ns < 10e3));
     // Repeated views: 1,000 random picks, cycled.
     std::vector<std::string> cmds;
-    for (int k = 0; k < 1000; ++k) cmds.push_back(ViewCmd(FileKey(next(level))));
+    for (int k = 0; k < 1000; ++k) cmds.push_back(ViewCmd(FileKey(rng.Next(level))));
     bench::Stats s = TimeExecute(&tool, cmds, cfg.quick ? 500 : 5000, 200);
     lo = std::min(lo, s.median_ns);
     hi = std::max(hi, s.median_ns);
@@ -223,30 +247,17 @@ void BenchStoreSizeInterleaved(const Config& cfg) {
     std::vector<double> first_ns, repeat_ns;
   };
   std::vector<Level> stores(levels.size());
-  std::uint64_t seed = 12345;
-  auto next = [&seed](int bound) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(bound));
-  };
+  Lcg rng(12345);
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const int level = levels[i];
     Level& l = stores[i];
     l.store = bench::OpenStoreOrDie(fmt::format("{}/agent-{}.db", scratch.path(), level), Durability::kNormal);
     grainstore::NsId ns = bench::NamespaceOrDie(l.store.get(), "bench");
     l.tool = std::make_unique<memtool::MemoryTool>(l.store.get(), ns);
-    for (int f = 0; f < level; ++f) PutOrDie(l.store.get(), ns, FileKey(f), Body(fmt::format("f{}", f)));
-    if (grainstore::Status synced = l.store->Sync(); !synced.ok()) {
-      std::fprintf(stderr, "bench: sync after fill: %s\n", synced.ToString().c_str());
-      std::exit(1);
-    }
-    std::vector<int> order(static_cast<std::size_t>(level));
-    std::iota(order.begin(), order.end(), 0);
-    for (int k = 0; k < std::min(level, 1000); ++k) {  // a partial Fisher-Yates shuffle
-      auto& a = order[static_cast<std::size_t>(k)];
-      std::swap(a, order[static_cast<std::size_t>(k + next(level - k))]);
-      l.firsts.push_back(ViewCmd(FileKey(a)));
-    }
-    for (int k = 0; k < 1000; ++k) l.repeats.push_back(ViewCmd(FileKey(next(level))));
+    FillFiles(l.store.get(), ns, 0, level);
+    SyncOrDie(l.store.get());
+    l.firsts = DistinctViews(level, &rng);
+    for (int k = 0; k < 1000; ++k) l.repeats.push_back(ViewCmd(FileKey(rng.Next(level))));
   }
   // Every first view comes before the repeated views, which would otherwise
   // put files of the small stores in their read caches.
@@ -298,22 +309,16 @@ void BenchEditsBySize(const Config& cfg) {
   const int edits = cfg.quick ? 1000 : 10000;
   constexpr int kLines = 20;  // Body()'s lines, each replaced at most once
   std::vector<int> replaced;  // per file: lines replaced so far
-  std::uint64_t seed = 777;
-  auto next = [&seed](int bound) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(bound));
-  };
+  Lcg rng(777);
   int written = 0;
   for (int level : levels) {
-    for (; written < level; ++written) PutOrDie(store.get(), ns, FileKey(written), Body(fmt::format("f{}", written)));
+    FillFiles(store.get(), ns, written, level);
+    written = level;
     replaced.resize(static_cast<std::size_t>(level), 0);
-    if (grainstore::Status synced = store->Sync(); !synced.ok()) {
-      std::fprintf(stderr, "bench: sync after fill: %s\n", synced.ToString().c_str());
-      std::exit(1);
-    }
+    SyncOrDie(store.get());
     std::vector<std::string> cmds;
     while (static_cast<int>(cmds.size()) < edits) {
-      const int f = next(level);
+      const int f = rng.Next(level);
       int& line = replaced[static_cast<std::size_t>(f)];
       if (line == kLines) continue;
       cmds.push_back(fmt::format(R"({{"command":"str_replace","path":"{}","old_str":"<f{}:{}>","new_str":"[f{}:{}]"}})",
@@ -354,7 +359,7 @@ void BenchWrites(const Config& cfg, Durability durability, bool creates_only) {
   const int files = 1000;
   int n = durability == Durability::kNormal ? 10000 : 1000;
   if (cfg.quick) n /= 10;
-  for (int i = 0; i < files; ++i) PutOrDie(store.get(), ns, FileKey(i), Body(fmt::format("f{}", i)));
+  FillFiles(store.get(), ns, 0, files);
   std::vector<std::string> creates, replaces, inserts;
   for (int k = 0; k < n; ++k) {
     creates.push_back(fmt::format(R"({{"command":"create","path":"/memories/new/n{}/c{}.md","file_text":"{}"}})",
