@@ -1,13 +1,18 @@
 // Held reads (Db, "Held reads"; ReadReleaser): a read transaction kept open
 // between reads must never show a connection anything older than a new one
 // would, never swallow a write, and never pin the WAL once idle.
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <atomic>
+#include <cstdarg>
+#include <functional>
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -208,6 +213,62 @@ TEST_F(StoreHeldReadTest, ABusyReaderLetsOthersTruncateTheWal) {
   EXPECT_TRUE(TruncatesWithin(path_, std::chrono::seconds(3)));
   done = true;
   reader.join();
+}
+
+// Counts the fcntl calls SQLite's unix VFS makes (its lock calls) while it
+// is alive, through the VFS's own system-call override.
+class FcntlCounter {
+ public:
+  FcntlCounter() : vfs_(sqlite3_vfs_find("unix")) {
+    real_ = vfs_->xGetSystemCall(vfs_, "fcntl");
+    calls_ = 0;
+    EXPECT_EQ(vfs_->xSetSystemCall(vfs_, "fcntl", reinterpret_cast<sqlite3_syscall_ptr>(&Count)),
+              SQLITE_OK);
+  }
+  ~FcntlCounter() { vfs_->xSetSystemCall(vfs_, "fcntl", nullptr); }
+  int calls() const { return calls_.load(); }
+
+ private:
+  static int Count(int fd, int op, ...) {
+    va_list ap;
+    va_start(ap, op);
+    void* arg = va_arg(ap, void*);
+    va_end(ap);
+    ++calls_;
+    return reinterpret_cast<int (*)(int, int, ...)>(real_)(fd, op, arg);
+  }
+  sqlite3_vfs* vfs_;
+  static inline sqlite3_syscall_ptr real_ = nullptr;
+  static inline std::atomic<int> calls_{0};
+};
+
+// The mount's lookups, attribute reads, listings and body reads run in read
+// transactions, so a stream of any one of them reuses one held read instead
+// of taking and dropping a lock for each call (git stats every file of a
+// tree at once, and nothing else starts a read then).
+TEST_F(StoreHeldReadTest, AStreamOfNodeReadsTakesNoLockPerCall) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "body\n").has_value());
+  NodeId root = *store_->RootId(ns_);
+  NodeId dir = store_->Lookup(root, "memories")->id;
+  NodeId file = store_->Lookup(dir, "a.md")->id;
+  const std::vector<std::pair<std::string, std::function<bool()>>> reads = {
+      {"Lookup", [&] { return store_->Lookup(dir, "a.md").has_value(); }},
+      {"Lookup of a missing name", [&] { return store_->Lookup(dir, "no.md").error().IsNotFound(); }},
+      {"GetNode", [&] { return store_->GetNode(file).has_value(); }},
+      {"ReadDir", [&] { return store_->ReadDir(dir, "", 10)->size() == 2; }},
+      {"ReadBody", [&] { return *store_->ReadBody(file) == "body\n"; }},
+      {"StatKey", [&] { return store_->StatKey(ns_, "/memories/a.md").has_value(); }},
+  };
+  constexpr int kCalls = 200;
+  for (const auto& [name, read] : reads) {
+    // A commit ends any held read: the stream starts without one.
+    ASSERT_TRUE(store_->PutFile(ns_, "/memories/b.md", name).has_value());
+    FcntlCounter counter;
+    for (int i = 0; i < kCalls; ++i) ASSERT_TRUE(read()) << name;
+    // A read of its own takes a lock and drops it: two calls each. A held
+    // read is renewed every ReadReleaser::kMaxAge, or after kIdle.
+    EXPECT_LT(counter.calls(), kCalls / 4) << name;
+  }
 }
 
 }  // namespace

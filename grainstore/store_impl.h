@@ -123,6 +123,19 @@ class StoreImpl {
   // True when no connection has committed since the last CurrentDataVersion,
   // so the read cache is current without a transaction.
   bool NothingCommittedSinceSeen() { return SameWalState(db.ReadWalStamp(), seen_wal); }
+  // Runs the reads in `fn` (returning a Result) in one read transaction:
+  // they see one state, and the transaction may reuse or stay as the held
+  // read (see Db), so a stream of lookups takes no lock per call. A failed
+  // `fn` still commits: a miss is an answer, not a reason to drop the read.
+  template <typename Fn>
+  auto InRead(Fn&& fn) -> decltype(fn()) {
+    Transaction txn(&db);
+    GRAINSTORE_RETURN_IF_ERROR(txn.Begin(Transaction::Kind::kRead));
+    auto result = fn();
+    Status committed = txn.Commit();
+    if (result && !committed.ok()) return committed;
+    return result;
+  }
 
   // ---- namespaces (store.cc)
   Result<NsId> ResolveNs(std::string_view name, bool create);

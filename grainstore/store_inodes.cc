@@ -9,14 +9,14 @@ namespace grainstore {
 
 Result<NodeInfo> Store::GetNode(NodeId id) {
   std::lock_guard lock(impl_->mu);
-  auto row = impl_->NodeById(id);
+  auto row = impl_->InRead([&] { return impl_->NodeById(id); });
   if (!row) return row.error();
   return std::move(row->info);
 }
 
 Result<NodeInfo> Store::Lookup(NodeId parent, std::string_view name) {
   std::lock_guard lock(impl_->mu);
-  auto row = impl_->NodeByParent(parent, name);
+  auto row = impl_->InRead([&] { return impl_->NodeByParent(parent, name); });
   if (!row) return row.error();
   return std::move(row->info);
 }
@@ -24,7 +24,7 @@ Result<NodeInfo> Store::Lookup(NodeId parent, std::string_view name) {
 Result<std::vector<NodeInfo>> Store::ReadDir(NodeId dir, std::string_view after_name,
                                              std::size_t limit) {
   std::lock_guard lock(impl_->mu);
-  auto rows = impl_->Children(dir, after_name, limit);
+  auto rows = impl_->InRead([&] { return impl_->Children(dir, after_name, limit); });
   if (!rows) return rows.error();
   std::vector<NodeInfo> out;
   out.reserve(rows->size());
@@ -182,12 +182,15 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
 
 Result<std::string> Store::ReadBody(NodeId id) {
   std::lock_guard lock(impl_->mu);
-  auto row = impl_->NodeById(id);
-  if (!row) return row.error();
-  if (row->info.kind != NodeKind::kFile) {
-    return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
-  }
-  return impl_->BodyData(row->body_id);
+  StoreImpl& s = *impl_;
+  return s.InRead([&]() -> Result<std::string> {
+    auto row = s.NodeById(id);
+    if (!row) return row.error();
+    if (row->info.kind != NodeKind::kFile) {
+      return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
+    }
+    return s.BodyData(row->body_id);
+  });
 }
 
 Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,

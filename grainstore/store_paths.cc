@@ -20,7 +20,7 @@ NewNode DefaultFile(std::uint32_t uid, std::uint32_t gid) {
 
 Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
   std::lock_guard lock(impl_->mu);
-  auto row = impl_->NodeByKey(ns, key);
+  auto row = impl_->InRead([&] { return impl_->NodeByKey(ns, key); });
   if (!row) return row.error();
   return std::move(row->info);
 }
