@@ -26,7 +26,10 @@ namespace {
 
 constexpr int kPollIntervalMs = 100;
 constexpr unsigned kMaxThreads = 16;
-constexpr unsigned kMaxIdleThreads = 4;
+// Workers stay once started: libfuse ends a worker that finds more than this
+// many idle, and a burst of parallel requests (git's threads stat every
+// file at once) then starts and ends a thread for nearly every request.
+constexpr unsigned kMaxIdleThreads = kMaxThreads;
 
 // RAII owners for libfuse objects.
 struct ArgsDeleter {

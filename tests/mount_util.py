@@ -27,6 +27,9 @@ LOG_ALLOWLIST = (
 )
 LOG_FORBIDDEN = ("ERROR", "AddressSanitizer", "LeakSanitizer", "runtime error:")
 MOUNT_TIMEOUT_S = 10.0
+# git with a fixed identity and no system or user configuration.
+GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@e", GIT_CONFIG_NOSYSTEM="1", HOME="/nonexistent")
 TEST_TIMEOUT_S = int(os.environ.get("AREEV_MOUNT_TEST_TIMEOUT", "120"))
 
 

@@ -6,12 +6,9 @@ import time
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import areev, history, memtool, wait_for
+from mount_util import GIT_ENV, areev, history, memtool, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
-
-GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@e", GIT_CONFIG_NOSYSTEM="1", HOME="/nonexistent")
 
 
 def git(cwd, *args):

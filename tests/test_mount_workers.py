@@ -1,0 +1,69 @@
+"""The daemon's worker threads: a burst of parallel requests (git's threads
+stat every file of a tree at once) grows the pool, and the workers it started
+stay for the next burst instead of each ending and being started again."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from mount_util import *  # noqa: F401,F403
+from mount_util import GIT_ENV, areev
+
+pytestmark = fuse_test_marker  # noqa: F405
+
+TREES = ("a", "b", "c")
+FILES_PER_TREE = 2000  # git's preload-index runs one thread per 500 entries
+DIRS_PER_TREE = 20
+
+
+def files_of(tree):
+    return [(f"{tree}{i % DIRS_PER_TREE}/f{i}.txt", f"file {tree} {i}\n")
+            for i in range(FILES_PER_TREE)]
+
+
+def threads_of(pid):
+    return set(os.listdir(f"/proc/{pid}/task"))
+
+
+@pytest.fixture
+def trees(mnt, tmp_path):
+    """Writes each tree into the store through the memory tool and, with the
+    same files, a git repository outside the mount whose index lists them:
+    `git status` with that index and the mount as its work tree stats every
+    file of one tree, none of which the kernel has looked up yet."""
+    lines = []
+    for tree in TREES:
+        plain = tmp_path / f"git-{tree}"
+        for rel, body in files_of(tree):
+            lines.append(json.dumps({"command": "create", "path": f"/memories/{rel}",
+                                     "file_text": body}))
+            p = plain / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(body)
+        for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", tree]):
+            subprocess.run(["git", *cmd], cwd=plain, env=GIT_ENV, check=True, timeout=120)
+    out = areev(mnt.db, "memtool", "--batch", input="\n".join(lines) + "\n").stdout
+    assert out.count('"is_error": false') == len(lines)
+    return {tree: tmp_path / f"git-{tree}" / ".git" for tree in TREES}
+
+
+def git_status(git_dir, work_tree):
+    r = subprocess.run(["git", f"--git-dir={git_dir}", f"--work-tree={work_tree}", "status",
+                        "--porcelain", "--untracked-files=no"],
+                       env=GIT_ENV, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""  # every file as git committed it
+
+
+def test_workers_started_by_a_burst_stay_for_the_next(mnt, trees):
+    if "-s" in mnt.extra:
+        pytest.skip("single-threaded daemon")
+    pid = mnt.proc.pid
+    git_status(trees["a"], mnt.path)
+    first = threads_of(pid)
+    for tree in TREES[1:]:
+        git_status(trees[tree], mnt.path)
+    ended = first - threads_of(pid)
+    assert not ended, (f"{len(ended)} of the daemon's {len(first)} threads ended during two "
+                       "more bursts: idle workers end and are started again")
