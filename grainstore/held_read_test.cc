@@ -248,9 +248,10 @@ class FcntlCounter {
 // tree at once, and nothing else starts a read then).
 TEST_F(StoreHeldReadTest, AStreamOfNodeReadsTakesNoLockPerCall) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "body\n").has_value());
-  NodeId root = *store_->RootId(ns_);
-  NodeId dir = store_->Lookup(root, "memories")->id;
-  NodeId file = store_->Lookup(dir, "a.md")->id;
+  const NodeId dir = *store_->RootId(ns_);  // the node of /memories
+  auto a = store_->Lookup(dir, "a.md");
+  ASSERT_TRUE(a.has_value()) << a.error().ToString();
+  const NodeId file = a->id;
   const std::vector<std::pair<std::string, std::function<bool()>>> reads = {
       {"Lookup", [&] { return store_->Lookup(dir, "a.md").has_value(); }},
       {"Lookup of a missing name", [&] { return store_->Lookup(dir, "no.md").error().IsNotFound(); }},
