@@ -1,6 +1,12 @@
 // `areev mount` and `areev umount`: the FUSE view of one namespace.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -35,10 +41,55 @@ std::vector<std::string> SplitOptions(const std::vector<std::string>& raw) {
   }
   return out;
 }
+
+// A file's body passes through several large buffers in the daemon (the open
+// file's data, the body bound into SQL, the next append's base), and on a
+// virtual machine each first touch of a 4 KiB page can cost ~15 µs: a 64 MiB
+// write spent most of its time in page faults (docs/performance.md). glibc's
+// malloc advises transparent huge pages for the memory it maps when the
+// glibc.malloc.hugetlb tunable is 1, and tunables are read only when a
+// process starts, so the mount starts itself once more with it set. It does
+// not when the environment already names the tunable (the user's choice, or
+// this process after that start) or when valgrind runs it (its own malloc,
+// and an exec would leave valgrind behind). A failed exec changes nothing.
+void RestartWithHugePageMalloc() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const bool had_tunables = tunables != nullptr;
+  const std::string current = had_tunables ? tunables : "";
+  if (current.find("glibc.malloc.hugetlb") != std::string::npos) return;
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload != nullptr && std::string_view(preload).find("vgpreload") != std::string_view::npos) {
+    return;
+  }
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string cmdline{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::vector<std::string> words;
+  for (std::size_t start = 0; start < cmdline.size();) {
+    std::size_t end = cmdline.find('\0', start);
+    if (end == std::string::npos) end = cmdline.size();
+    words.emplace_back(cmdline, start, end - start);
+    start = end + 1;
+  }
+  if (words.empty()) return;
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const std::string value =
+      current.empty() ? "glibc.malloc.hugetlb=1" : current + ":glibc.malloc.hugetlb=1";
+  if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv.data());
+  // Still here: run without the tunable, and leave the environment as it was.
+  if (had_tunables) {
+    setenv("GLIBC_TUNABLES", current.c_str(), 1);
+  } else {
+    unsetenv("GLIBC_TUNABLES");
+  }
+}
 #endif
 
 int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 #ifdef AREEV_HAVE_FUSE
+  RestartWithHugePageMalloc();
   fusefs::MountOptions options;
   options.db_path = global.db;
   options.ns = global.ns;

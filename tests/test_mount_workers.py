@@ -1,6 +1,7 @@
-"""The daemon's worker threads: a burst of parallel requests (git's threads
-stat every file of a tree at once) grows the pool, and the workers it started
-stay for the next burst instead of each ending and being started again."""
+"""The daemon as a process: a burst of parallel requests (git's threads stat
+every file of a tree at once) grows its pool of worker threads, and the
+workers it started stay for the next burst instead of each ending and being
+started again; and it runs with glibc's malloc advising huge pages."""
 import json
 import os
 import subprocess
@@ -8,7 +9,7 @@ import subprocess
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import GIT_ENV, areev
+from mount_util import GIT_ENV, Mount, areev
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -67,3 +68,67 @@ def test_workers_started_by_a_burst_stay_for_the_next(mnt, trees):
     ended = first - threads_of(pid)
     assert not ended, (f"{len(ended)} of the daemon's {len(first)} threads ended during two "
                        "more bursts: idle workers end and are started again")
+
+
+
+def raw_environ(pid):
+    # The environment the process image started with. glibc may cut the
+    # GLIBC_TUNABLES string in place while parsing it, so look for its parts.
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        return f.read()
+
+
+def anon_huge_kib(pid):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1])
+    return 0
+
+
+def thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return "never"
+
+
+NO_VALGRIND = pytest.mark.skipif(bool(os.environ.get("AREEV_VALGRIND")),
+                                 reason="valgrind keeps its own malloc")
+
+
+@NO_VALGRIND
+def test_the_daemon_runs_with_huge_page_malloc(mnt):
+    pid = mnt.proc.pid  # an exec keeps the pid: the daemon restarted itself in place
+    assert b"\0GLIBC_TUNABLES=glibc.malloc.hugetlb=1\0" in b"\0" + raw_environ(pid)
+    if thp_mode() == "never" or os.environ.get("AREEV_PRESET") == "asan":
+        return  # no huge pages to get, or the sanitizer's own malloc
+    before = anon_huge_kib(pid)
+    with open(mnt.path / "big.bin", "wb") as f:
+        f.write(b"x" * (16 << 20))
+        f.flush()  # the open file's 16 MiB now sit in the daemon's buffer
+        assert anon_huge_kib(pid) - before >= 8 << 10
+
+
+@NO_VALGRIND
+def test_the_users_glibc_tunables_are_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=4")
+    m = Mount(tmp_path / "own.db", tmp_path / "own").start()
+    try:
+        env = raw_environ(m.proc.pid)
+        assert b"GLIBC_TUNABLES=glibc.malloc.arena_max=4" in env
+        assert b"glibc.malloc.hugetlb=1" in env
+        (m.path / "a.md").write_bytes(b"kept\n")
+        assert (m.path / "a.md").read_bytes() == b"kept\n"
+    finally:
+        assert m.stop() == 0
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0")  # the user's choice stands
+    m = Mount(tmp_path / "own.db", tmp_path / "own").start()
+    try:
+        env = raw_environ(m.proc.pid)
+        assert b"GLIBC_TUNABLES=glibc.malloc.hugetlb=0" in env
+        assert b"hugetlb=1" not in env
+        assert (m.path / "a.md").read_bytes() == b"kept\n"
+    finally:
+        assert m.stop() == 0
