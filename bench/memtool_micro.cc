@@ -50,6 +50,24 @@ void Row(const std::string& name, const bench::Stats& s, const std::string& goal
 
 std::string Verdict(bool met) { return met ? "met" : "NOT met"; }
 
+// The lowest and highest median over the levels of one benchmark.
+struct Spread {
+  double lo = 1e18;
+  double hi = 0;
+  void Add(double median_ns) {
+    lo = std::min(lo, median_ns);
+    hi = std::max(hi, median_ns);
+  }
+};
+
+// The row for the flatness of views over `what` (max/min median; goal 1.5x).
+void FlatnessRow(const std::string& what, const Spread& spread) {
+  const double ratio = spread.hi / spread.lo;
+  std::printf("| flatness over %s (max/min median) | | %.2fx | | | <= 1.5x | %s |\n", what.c_str(),
+              ratio, Verdict(ratio <= 1.5).c_str());
+  std::fflush(stdout);
+}
+
 // Times Execute over `cmds`, cycling until `iterations` calls; the first
 // `warmup` calls are not recorded. Any error result aborts: a benchmark of
 // failing calls would be meaningless. Returns one sample (ns) per call.
@@ -144,6 +162,13 @@ std::vector<std::string> DistinctViews(int files, Lcg* rng) {
   return views;
 }
 
+// Views of 1,000 files picked at random (with repeats) from a store of `files`.
+std::vector<std::string> RandomViews(int files, Lcg* rng) {
+  std::vector<std::string> views;
+  for (int k = 0; k < 1000; ++k) views.push_back(ViewCmd(FileKey(rng->Next(files))));
+  return views;
+}
+
 // One file per depth (1..10,000 versions), viewed in interleaved rounds so
 // that the host's speed drifting during the run falls on every depth alike.
 void BenchVersions(const Config& cfg) {
@@ -168,15 +193,13 @@ void BenchVersions(const Config& cfg) {
       samples[i].insert(samples[i].end(), round.begin(), round.end());
     }
   }
-  double lo = 1e18, hi = 0;
+  Spread spread;
   for (std::size_t i = 0; i < levels.size(); ++i) {
     bench::Stats s = bench::Summarize(std::move(samples[i]));
-    lo = std::min(lo, s.median_ns);
-    hi = std::max(hi, s.median_ns);
+    spread.Add(s.median_ns);
     Row(fmt::format("view file, {} version(s)", levels[i]), s, "< 10 us", Verdict(s.median_ns < 10e3));
   }
-  std::printf("| flatness over versions (max/min median) | | %.2fx | | | <= 1.5x | %s |\n", hi / lo,
-              Verdict(hi / lo <= 1.5).c_str());
+  FlatnessRow("versions", spread);
 }
 
 void BenchStoreSize(const Config& cfg) {
@@ -188,7 +211,7 @@ void BenchStoreSize(const Config& cfg) {
   std::vector<int> levels = cfg.quick ? std::vector<int>{100, 1000}
                                       : std::vector<int>{100, 1000, 10000, 100000};
   int written = 0;
-  double lo = 1e18, hi = 0, first_lo = 1e18, first_hi = 0;
+  Spread firsts_spread, repeats_spread;
   Lcg rng(12345);
   for (int level : levels) {
     std::int64_t t0 = bench::NowNs();
@@ -200,16 +223,12 @@ void BenchStoreSize(const Config& cfg) {
     // write, so none is in the Store's read cache.
     std::vector<std::string> firsts = DistinctViews(level, &rng);
     bench::Stats f = TimeExecute(&tool, firsts, firsts.size(), 0);
-    first_lo = std::min(first_lo, f.median_ns);
-    first_hi = std::max(first_hi, f.median_ns);
+    firsts_spread.Add(f.median_ns);
     Row(fmt::format("view file, first view, store of {} files (fill {:.1f} s)", level, fill_s), f,
         "< 10 us", Verdict(f.median_ns < 10e3));
     // Repeated views: 1,000 random picks, cycled.
-    std::vector<std::string> cmds;
-    for (int k = 0; k < 1000; ++k) cmds.push_back(ViewCmd(FileKey(rng.Next(level))));
-    bench::Stats s = TimeExecute(&tool, cmds, cfg.quick ? 500 : 5000, 200);
-    lo = std::min(lo, s.median_ns);
-    hi = std::max(hi, s.median_ns);
+    bench::Stats s = TimeExecute(&tool, RandomViews(level, &rng), cfg.quick ? 500 : 5000, 200);
+    repeats_spread.Add(s.median_ns);
     Row(fmt::format("view file, repeated views, store of {} files", level), s, "< 10 us",
         Verdict(s.median_ns < 10e3));
     bench::Stats small = TimeExecute(&tool, {ViewCmd("/memories/small")}, cfg.quick ? 200 : 2000, 50);
@@ -224,10 +243,8 @@ void BenchStoreSize(const Config& cfg) {
           Verdict(root.median_ns < 20e6));
     }
   }
-  std::printf("| flatness over store size, first views (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
-              first_hi / first_lo, Verdict(first_hi / first_lo <= 1.5).c_str());
-  std::printf("| flatness over store size, repeated views (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
-              hi / lo, Verdict(hi / lo <= 1.5).c_str());
+  FlatnessRow("store size, first views", firsts_spread);
+  FlatnessRow("store size, repeated views", repeats_spread);
 }
 
 // The same first and repeated views as BenchStoreSize, over four stores of
@@ -257,7 +274,7 @@ void BenchStoreSizeInterleaved(const Config& cfg) {
     FillFiles(l.store.get(), ns, 0, level);
     SyncOrDie(l.store.get());
     l.firsts = DistinctViews(level, &rng);
-    for (int k = 0; k < 1000; ++k) l.repeats.push_back(ViewCmd(FileKey(rng.Next(level))));
+    l.repeats = RandomViews(level, &rng);
   }
   // Every first view comes before the repeated views, which would otherwise
   // put files of the small stores in their read caches.
@@ -277,24 +294,19 @@ void BenchStoreSizeInterleaved(const Config& cfg) {
       l.repeat_ns.insert(l.repeat_ns.end(), got.begin(), got.end());
     }
   }
-  double first_lo = 1e18, first_hi = 0, lo = 1e18, hi = 0;
+  Spread firsts_spread, repeats_spread;
   for (std::size_t i = 0; i < levels.size(); ++i) {
     bench::Stats f = bench::Summarize(std::move(stores[i].first_ns));
     bench::Stats s = bench::Summarize(std::move(stores[i].repeat_ns));
-    first_lo = std::min(first_lo, f.median_ns);
-    first_hi = std::max(first_hi, f.median_ns);
-    lo = std::min(lo, s.median_ns);
-    hi = std::max(hi, s.median_ns);
+    firsts_spread.Add(f.median_ns);
+    repeats_spread.Add(s.median_ns);
     Row(fmt::format("view file, first view, store of {} files, four stores interleaved", levels[i]), f,
         "< 10 us", Verdict(f.median_ns < 10e3));
     Row(fmt::format("view file, repeated views, store of {} files, four stores interleaved", levels[i]), s,
         "< 10 us", Verdict(s.median_ns < 10e3));
   }
-  std::printf("| flatness over store size, first views, interleaved (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
-              first_hi / first_lo, Verdict(first_hi / first_lo <= 1.5).c_str());
-  std::printf("| flatness over store size, repeated views, interleaved (max/min median) | | %.2fx | | | <= 1.5x | %s |\n",
-              hi / lo, Verdict(hi / lo <= 1.5).c_str());
-  std::fflush(stdout);
+  FlatnessRow("store size, first views, interleaved", firsts_spread);
+  FlatnessRow("store size, repeated views, interleaved", repeats_spread);
 }
 
 // str_replace on random files of a store that grows from 1,000 to 100,000
