@@ -12,15 +12,34 @@ void Checkpointer::Attach(Db* writer) {
 void Checkpointer::OnCommit(void* self, int frames) {
   auto* c = static_cast<Checkpointer*>(self);
   if (frames >= kInlineFrames) {
-    // Best effort: a failed checkpoint leaves the WAL as it was, and the
-    // commit that called us has already succeeded.
-    (void)c->writer_->CheckpointPassive();
+    c->CheckpointInline();
   } else if (frames < c->woken_at_) {
     c->woken_at_ = 0;  // the WAL restarted
   } else if (frames - c->woken_at_ >= kBackgroundFrames) {
     c->woken_at_ = frames;
     c->Wake();
   }
+}
+
+void Checkpointer::CheckpointInline() {
+  // Best effort: a failed checkpoint leaves the WAL as it was, and the
+  // commit that called us has already succeeded.
+  if (!thread_.Start([this] { Run(); })) {
+    (void)writer_->CheckpointPassive();
+    return;
+  }
+  {
+    std::unique_lock lock(thread_.mu());
+    thread_.cv().wait(lock, [this] { return !passing_; });
+    passing_ = true;
+    wanted_ = false;  // this pass copies what the thread's would have
+  }
+  (void)writer_->CheckpointPassive();
+  {
+    std::lock_guard lock(thread_.mu());
+    passing_ = false;
+  }
+  thread_.cv().notify_all();
 }
 
 void Checkpointer::Wake() {
@@ -31,7 +50,7 @@ void Checkpointer::Wake() {
     std::lock_guard lock(thread_.mu());
     wanted_ = true;
   }
-  thread_.cv().notify_one();
+  thread_.cv().notify_all();
 }
 
 void Checkpointer::Run() {
@@ -42,11 +61,18 @@ void Checkpointer::Run() {
   for (;;) {
     {
       std::unique_lock lock(thread_.mu());
-      thread_.cv().wait(lock, [this] { return wanted_ || thread_.stopping(); });
+      thread_.cv().wait(lock,
+                        [this] { return (wanted_ && !passing_) || thread_.stopping(); });
       if (thread_.stopping()) return;
       wanted_ = false;
+      passing_ = true;
     }
     if (ready) (void)db.CheckpointPassive();
+    {
+      std::lock_guard lock(thread_.mu());
+      passing_ = false;
+    }
+    thread_.cv().notify_all();
   }
 }
 

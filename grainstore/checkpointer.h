@@ -7,8 +7,13 @@
 // a commit that finds it past kInlineFrames checkpoints inline, which copies
 // only what the thread has not yet copied and lets the next writer restart
 // the WAL from its beginning (a checkpoint running beside a busy writer never
-// catches up fully on its own). The inline bound also keeps the WAL finite
-// when no thread runs (a checkpoint that failed to start, a forked child).
+// catches up fully on its own). An inline checkpoint first waits for a pass
+// the thread is running, since SQLite lets one checkpoint run at a time and
+// turns the other away at once: so within one process the WAL stays under
+// kInlineFrames plus one commit. A pass run by another process still turns
+// the inline checkpoint away, and the next commit tries again. The inline
+// bound also keeps the WAL finite when no thread runs (a checkpoint that
+// failed to start, a forked child).
 #ifndef GRAINSTORE_CHECKPOINTER_H_
 #define GRAINSTORE_CHECKPOINTER_H_
 
@@ -36,13 +41,15 @@ class Checkpointer {
 
  private:
   static void OnCommit(void* self, int frames);
+  void CheckpointInline();
   void Wake();
   void Run();
 
   const std::string path_;
   Db* writer_ = nullptr;
   int woken_at_ = 0;     // WAL frames at the last wake; a smaller count means a restart
-  bool wanted_ = false;  // a pass is due (guarded by thread_.mu())
+  bool wanted_ = false;   // a pass is due (guarded by thread_.mu())
+  bool passing_ = false;  // a checkpoint runs, on either thread (guarded by thread_.mu())
   // Started on the first wake; started and woken only on the writer's thread
   // (under its Store mutex). Last: its thread reads the members above, and
   // destroying it stops the thread and waits for it.
