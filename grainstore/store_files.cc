@@ -194,9 +194,11 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   n.key = new_key;
   n.ctime_ns = now;
   if (n.kind == NodeKind::kDirectory) {
+    // substr() counts characters in TEXT and bytes in a BLOB; ?2 is a byte
+    // offset, so the key is cut as a BLOB and read back as UTF-8 text.
     static constexpr char kRekey[] =
-        "UPDATE nodes SET key = ?1 || substr(key, ?2) WHERE ns_id = ?3 AND key >= ?4 AND "
-        "key < ?5";
+        "UPDATE nodes SET key = ?1 || CAST(substr(CAST(key AS BLOB), ?2) AS TEXT) "
+        "WHERE ns_id = ?3 AND key >= ?4 AND key < ?5";
     auto st = db.Prepare(kRekey);
     if (!st) return st.error();
     std::string lo = old_key + "/", hi = old_key + "0";

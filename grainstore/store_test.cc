@@ -181,6 +181,26 @@ TEST_F(StoreTest, RenameDirectoryRekeysSubtree) {
   EXPECT_EQ((*kids)[0].key, "/memories/moved/q/r.md");
 }
 
+// Keys are cut by bytes: a directory whose path holds multi-byte characters
+// moves its subtree to the new path and nowhere else.
+TEST_F(StoreTest, RenameDirectoryWithMultibyteNamesRekeysByBytes) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/\xc3\xa9/a.txt", "a").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/\xe6\x97\xa5/\xf0\x9f\x98\x80/b.txt", "b")
+                  .has_value());
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/\xc3\xa9", "/memories/b").ok());
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/\xe6\x97\xa5", "/memories/\xc3\xa9\xc3\xa9").ok());
+  EXPECT_EQ(Read("/memories/b/a.txt"), "a");
+  EXPECT_EQ(Read("/memories/\xc3\xa9\xc3\xa9/\xf0\x9f\x98\x80/b.txt"), "b");
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/ba.txt").error().code(), StatusCode::kNotFound);
+  auto inner = store_->StatKey(ns_, "/memories/\xc3\xa9\xc3\xa9/\xf0\x9f\x98\x80");
+  ASSERT_TRUE(inner.has_value());
+  auto kids = store_->ListChildren(inner->id);
+  ASSERT_TRUE(kids.has_value());
+  ASSERT_EQ(kids->size(), 1u);
+  EXPECT_EQ((*kids)[0].key, "/memories/\xc3\xa9\xc3\xa9/\xf0\x9f\x98\x80/b.txt");
+  EXPECT_EQ(Hist("/memories/b/a.txt").back().subject, "/memories/b/a.txt");
+}
+
 TEST_F(StoreTest, ListChildrenSortsBytewise) {
   for (const char* k : {"/memories/b", "/memories/B", "/memories/_u", "/memories/\xc3\xa9",
                         "/memories/10", "/memories/9"}) {

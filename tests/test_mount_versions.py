@@ -265,3 +265,22 @@ def test_rename_moves_history(mnt):
     p.write_text("b")
     os.rename(p, mnt.path / "new.md")
     assert len(versions(mnt, "new.md")) >= 2
+
+
+def test_rename_directory_with_multibyte_name_moves_its_files(mnt):
+    old = mnt.path / "é日本😀"
+    (old / "sub").mkdir(parents=True)
+    (old / "a.md").write_text("a\n")
+    (old / "sub" / "b.md").write_text("b\n")
+    os.rename(old, mnt.path / "plain")
+    assert (mnt.path / "plain" / "a.md").read_text() == "a\n"
+    assert (mnt.path / "plain" / "sub" / "b.md").read_text() == "b\n"
+    assert sorted(os.listdir(mnt.path)) == ["plain"]
+    # The store moved the same keys, so other programs find them there too.
+    out = areev(mnt.db, "cat", "/memories/plain/sub/b.md")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "b\n"
+    # Its chain moved along: the first version under the old path, then the
+    # move recorded under the new one.
+    assert [v["subject"] for v in versions(mnt, "plain/a.md")] == [
+        "/memories/é日本😀/a.md", "/memories/plain/a.md"]
