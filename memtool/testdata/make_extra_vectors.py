@@ -453,6 +453,25 @@ case("rename_echoes_raw_paths_and_creates_parents",
      ok(view("/memories"), listing("/memories", ("4K", "x/"), ("4K", "x/y/"))),
      ok(view("/memories/x/y/b/c.txt"), view_file("/memories/x/y/b/c.txt", "abc")))
 
+# C20 moves the subtree by its keys; names of two to four UTF-8 bytes per
+# character must move whole (the new key is the new path plus the rest).
+case("rename_directory_with_multibyte_names_moves_its_files",
+     create("/memories/\u00e9/a.txt", "old\n"),
+     create("/memories/\u65e5\u672c/\U0001f600/b.md", "b\n"),
+     ok({"command": "rename", "old_path": "/memories/\u00e9", "new_path": "/memories/b"},
+        "Successfully renamed /memories/\u00e9 to /memories/b"),
+     ok({"command": "rename", "old_path": "/memories/\u65e5\u672c", "new_path": "/memories/\u00e9\u00e9"},
+        "Successfully renamed /memories/\u65e5\u672c to /memories/\u00e9\u00e9"),
+     ok(view("/memories/b/a.txt"), view_file("/memories/b/a.txt", "old\n")),
+     err(view("/memories/ba.txt"),
+         "The path /memories/ba.txt does not exist. Please provide a valid path."),
+     ok(view("/memories"), listing("/memories", ("4K", "b/"), ("4B", "b/a.txt"),
+                                   ("4K", "\u00e9\u00e9/"), ("4K", "\u00e9\u00e9/\U0001f600/"))),
+     ok({"command": "str_replace", "path": "/memories/\u00e9\u00e9/\U0001f600/b.md",
+         "old_str": "b", "new_str": "c"}, snippet("c\n", 0)),
+     create("/memories/b/a.txt", "new\n"),
+     ok(view("/memories/b/a.txt"), view_file("/memories/b/a.txt", "new\n")))
+
 # ---- dispatch (C21) -------------------------------------------------------
 case("command_missing_not_a_string_or_unknown",
      err({"path": "/memories"}, "Parameter `command` is required"),
