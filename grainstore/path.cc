@@ -59,9 +59,12 @@ Result<MemoryPath> ParseMemoryPath(std::string_view raw) {
   // C6: backslash, NUL and URL-encoded separators.
   if (HasForbiddenByte(raw) || HasEncodedSeparator(raw)) return EscapeError(raw);
 
-  // C7/C8: split on '/', drop empty and "." segments, reject "..".
+  // C7/C8: split on '/', drop empty and "." segments, reject "..". The
+  // length limits are ours, not the contract's: they apply only to a path
+  // the contract accepts, so a ".." anywhere still reads as an escape.
   MemoryPath path;
   path.key.assign(kMemoriesRoot);
+  bool too_long = false;
   std::size_t pos = 0;
   while (pos <= rest.size()) {
     std::size_t slash = rest.find('/', pos);
@@ -70,12 +73,15 @@ Result<MemoryPath> ParseMemoryPath(std::string_view raw) {
     pos = slash + 1;
     if (segment.empty() || segment == ".") continue;
     if (segment == "..") return EscapeError(raw);
-    if (segment.size() > kMaxNameBytes) return TooLongError(raw);
+    if (too_long) continue;  // still looking for "..", no longer building
+    too_long = segment.size() > kMaxNameBytes ||
+               path.key.size() + 1 + segment.size() > kMaxKeyBytes;
+    if (too_long) continue;
     path.key.push_back('/');
     path.key.append(segment);
-    if (path.key.size() > kMaxKeyBytes) return TooLongError(raw);
     path.segments.emplace_back(segment);
   }
+  if (too_long) return TooLongError(raw);
   return path;
 }
 

@@ -123,12 +123,20 @@ TEST(ParseMemoryPathTest, LengthLimits) {
   ASSERT_TRUE(ParseMemoryPath(slashes).has_value());
   EXPECT_EQ(ParseMemoryPath(slashes)->key, "/memories/a");
 
-  // A 5,000-deep path is rejected, not walked.
+  // A 5,000-deep path is rejected, not built.
   std::string deep = "/memories";
   for (int i = 0; i < 5000; ++i) deep += "/d";
   Result<MemoryPath> too_deep = ParseMemoryPath(deep);
   ASSERT_FALSE(too_deep.has_value());
   EXPECT_EQ(too_deep.error().message(), "Path " + deep + " is too long");
+
+  // The limits are ours; the contract's ".." rule comes first wherever the
+  // ".." stands.
+  for (const std::string& escape : {long_name + "/../x", deep + "/..", "/memories/../" + long_name}) {
+    Result<MemoryPath> r = ParseMemoryPath(escape);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().message(), "Path " + escape + " would escape /memories directory");
+  }
 }
 
 struct NameCase {
