@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "grainstore/path.h"
+#include "json_input.h"
 #include "memtool/memtool.h"
 
 namespace memtool {
@@ -99,7 +100,8 @@ std::optional<internal::PathArg> ParsePath(const std::string& raw, ToolResult* e
 }
 
 // Runs one decoded command object.
-ToolResult Dispatch(const internal::Target& target, const json& doc) {
+ToolResult Dispatch(const internal::Target& target, const internal::JsonInput& input) {
+  const json& doc = input.doc;
   const std::string* command_ptr = StringParam(doc, "command");
   if (command_ptr == nullptr) return Failure("Parameter `command` is required");
   const std::string& command = *command_ptr;
@@ -147,8 +149,12 @@ ToolResult Dispatch(const internal::Target& target, const json& doc) {
   if (command == "create") return internal::Create(target, *path, *second);
   if (command == "str_replace") return internal::StrReplace(target, *path, *second, new_str);
   if (command == "insert") {
-    return internal::Insert(target, *path, {ClampedInt(*insert_line), insert_line->dump()},
-                            *second);
+    const auto wide = input.wide_integers.find("insert_line");
+    return internal::Insert(
+        target, *path,
+        {ClampedInt(*insert_line),
+         wide != input.wide_integers.end() ? wide->second : insert_line->dump()},
+        *second);
   }
   if (command == "delete") return internal::Delete(target, *path);
   const std::optional<internal::PathArg> to = ParsePath(*second, &error);
@@ -165,14 +171,13 @@ ToolResult MemoryTool::Execute(std::string_view json_command) {
     if (json_command.size() > kMaxInputBytes) {
       return Failure("Input is too large (limit " + std::to_string(kMaxInputBytes) + " bytes)");
     }
-    const json doc = json::parse(json_command.begin(), json_command.end(), nullptr,
-                                 /*allow_exceptions=*/false);
-    if (doc.is_discarded()) {
+    internal::JsonInput input;
+    if (!internal::ParseJsonInput(json_command, &input)) {
       return Failure(IsValidUtf8(json_command) ? "Input is not valid JSON"
                                                : "Input is not valid UTF-8");
     }
-    if (!doc.is_object()) return Failure("Input must be a JSON object");
-    return Dispatch(internal::Target{store_, ns_}, doc);
+    if (!input.doc.is_object()) return Failure("Input must be a JSON object");
+    return Dispatch(internal::Target{store_, ns_}, input);
   } catch (const std::bad_alloc&) {
     return Failure("Out of memory");
   } catch (...) {

@@ -117,6 +117,45 @@ TEST_F(MemoryToolTest, DeepPathIsRejectedWithoutWriting) {
   EXPECT_EQ(ViewRoot(), kEmptyRoot);
 }
 
+// JSON integers wider than 64 bits are still integers (C21): insert_line's
+// range error echoes them as written (C16) and view_range clamps them (C11).
+// Other number forms stay what they were: 1.0 is not an integer.
+TEST_F(MemoryToolTest, IntegersWiderThanSixtyFourBitsStayIntegers) {
+  ASSERT_FALSE(Run({{"command", "create"}, {"path", "/memories/f.txt"}, {"file_text", "a\nb\n"}})
+                   .is_error);
+  for (const std::string line : {"99999999999999999999", "-9223372036854775809",
+                                 "18446744073709551616", "-1", "100000000000000000000000000"}) {
+    const ToolResult r = tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
+                                       R"("insert_line": )" + line + R"(, "insert_text": "x"})");
+    EXPECT_TRUE(r.is_error) << line;
+    EXPECT_EQ(r.message, "Invalid `insert_line` parameter: " + line +
+                             ". It should be within the range of lines of the file: [0, 2]")
+        << line;
+  }
+  for (const std::string line : {"1.0", "1e0", "99999999999999999999.0", "1e20"}) {
+    const ToolResult r = tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
+                                       R"("insert_line": )" + line + R"(, "insert_text": "x"})");
+    EXPECT_EQ(r.message, "Parameter `insert_line` is required for command: insert") << line;
+  }
+  const std::string header = "Here's the content of /memories/f.txt with line numbers:\n";
+  EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt", )"
+                          R"("view_range": [2, 99999999999999999999]})")
+                .content,
+            header + "     2\tb\n     3\t");
+  EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt", )"
+                          R"("view_range": [-99999999999999999999, 1]})")
+                .content,
+            header + "     1\ta");
+  // A wide integer nested deeper, or under another name, changes nothing.
+  EXPECT_EQ(tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", "insert_line": 0, )"
+                          R"("x": [99999999999999999999], "y": 99999999999999999999, )"
+                          R"("insert_text": "top"})")
+                .content,
+            "The file /memories/f.txt has been edited.");
+  EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt"})").content,
+            header + "     1\ttop\n     2\ta\n     3\tb\n     4\t");
+}
+
 TEST_F(MemoryToolTest, InputAboveLimitIsRejectedUnparsed) {
   std::string huge(kMaxInputBytes + 1, ' ');
   const ToolResult result = tool_.Execute(huge);
