@@ -11,6 +11,7 @@ timeout, and helpers (history listings, the memtool CLI, daemon log checks).
 """
 import json
 import os
+import re
 import pathlib
 import shutil
 import signal
@@ -59,11 +60,26 @@ def check_daemon_log(text, reproducer=""):
                     (f"\nreproduce with: {reproducer}" if reproducer else ""))
 
 
+def mounted(path):
+    """Whether `path` is a mount point, from the kernel's mount table.
+
+    os.path.ismount() stats the path and answers False when the stat fails,
+    which it does on a mount whose daemon died ("Transport endpoint is not
+    connected") until that mount is taken down."""
+    target = os.path.realpath(path)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4])
+            if point == target:
+                return True
+    return False
+
+
 def fusermount_unmount(path, lazy_fallback=True):
     """fusermount3 -u, retrying while busy, finally -z. Returns True on success."""
     for _ in range(20):
         r = subprocess.run(["fusermount3", "-u", "-q", str(path)], capture_output=True, text=True)
-        if r.returncode == 0 or not os.path.ismount(path):
+        if r.returncode == 0 or not mounted(path):
             return True
         time.sleep(0.1)  # EBUSY: something still has a file open
     if lazy_fallback:
@@ -225,5 +241,5 @@ def _per_test_timeout():
 
 
 __all__ = ["Mount", "areev", "memtool", "history", "history_dir", "wait_for",
-           "check_daemon_log", "fusermount_unmount", "fuse_test_marker", "mnt",
+           "check_daemon_log", "fusermount_unmount", "mounted", "fuse_test_marker", "mnt",
            "_unmount_leftovers", "_per_test_timeout"]
