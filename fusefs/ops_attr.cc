@@ -161,11 +161,13 @@ void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     std::string target;
+    bool is_symlink;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      if (inode->info.kind != NodeKind::kSymlink) return (void)fuse_reply_err(req, EINVAL);
-      target = inode->info.symlink_target;
+      is_symlink = inode->info.kind == NodeKind::kSymlink;
+      if (is_symlink) target = inode->info.symlink_target;
     }
+    if (!is_symlink) return (void)fuse_reply_err(req, EINVAL);
     fuse_reply_readlink(req, target.c_str());
   });
 }

@@ -73,13 +73,17 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
   auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
   std::vector<char> buf(size);
   std::size_t used = 0;
+  int err = 0;
   {
+    // No reply while the lock is held: once the kernel has the reply, the
+    // process may close the directory and RELEASEDIR may free `handle`, its
+    // mutex included, before this thread has unlocked it.
     std::lock_guard<std::mutex> lock(handle->mu);
     if (off == 0 || !handle->loaded) {
-      int err = Snapshot(fs, ino, &handle->entries);
-      if (err != 0) return (void)fuse_reply_err(req, err);
-      handle->loaded = true;
+      err = Snapshot(fs, ino, &handle->entries);
+      if (err == 0) handle->loaded = true;
     }
+    if (err != 0) handle->entries.clear();
     for (std::size_t i = static_cast<std::size_t>(off); i < handle->entries.size(); ++i) {
       const DirEntry& entry = handle->entries[i];
       char* dst = buf.data() + used;
@@ -107,6 +111,7 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
       used += need;
     }
   }
+  if (err != 0) return (void)fuse_reply_err(req, err);
   fuse_reply_buf(req, buf.data(), used);
 }
 

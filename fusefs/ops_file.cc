@@ -71,6 +71,26 @@ void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const cha
   fuse_reply_create(req, &e, fi);
 }
 
+// One write into the inode's draft, under its mutex; returns an errno.
+int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_t off,
+                const fuse_file_info* fi) {
+  Status loaded = fs.LoadLocked(inode);
+  if (!loaded.ok()) return FailureErrno("write", loaded);
+  std::size_t at = static_cast<std::size_t>(off);
+  if ((fi->flags & O_APPEND) && !fs.writeback()) at = inode.data.size();
+  if (at + size > grainstore::Limits::kMaxBodyBytes) return EFBIG;
+  if (at + size > inode.data.size()) inode.data.resize(at + size);
+  std::memcpy(inode.data.data() + at, buf, size);
+  inode.dirty = true;
+  inode.pristine = false;
+  inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
+  if (inode.handles == 0) {  // a late write-back after release: seal now
+    Status sealed = fs.SealLocked(inode);
+    if (!sealed.ok()) return FailureErrno("write", sealed);
+  }
+  return 0;
+}
+
 }  // namespace
 
 void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
@@ -119,12 +139,14 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fs.coherence().CatchUp();
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
-    bool keep;
+    bool keep = false;
+    bool is_dir;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      if (inode->info.kind == NodeKind::kDirectory) return (void)fuse_reply_err(req, EISDIR);
-      keep = OpenLocked(*inode, fi);
+      is_dir = inode->info.kind == NodeKind::kDirectory;
+      if (!is_dir) keep = OpenLocked(*inode, fi);
     }
+    if (is_dir) return (void)fuse_reply_err(req, EISDIR);
     if (!keep) {
       // Another process changed the file: drop the kernel's cached size and
       // mtime now (attributes only; this cannot wait on our own replies).
@@ -149,12 +171,15 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
     Filesystem& fs = Fs(req);
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    Status loaded;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      Status loaded = fs.LoadLocked(*inode);
-      if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("read", loaded));
-      if (static_cast<std::size_t>(off) < inode->data.size()) chunk = inode->data.substr(off, size);
+      loaded = fs.LoadLocked(*inode);
+      if (loaded.ok() && static_cast<std::size_t>(off) < inode->data.size()) {
+        chunk = inode->data.substr(off, size);
+      }
     }
+    if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("read", loaded));
     fuse_reply_buf(req, chunk.data(), chunk.size());
   });
 }
@@ -166,23 +191,12 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    int err = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      Status loaded = fs.LoadLocked(*inode);
-      if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("write", loaded));
-      std::size_t at = static_cast<std::size_t>(off);
-      if ((fi->flags & O_APPEND) && !fs.writeback()) at = inode->data.size();
-      if (at + size > grainstore::Limits::kMaxBodyBytes) return (void)fuse_reply_err(req, EFBIG);
-      if (at + size > inode->data.size()) inode->data.resize(at + size);
-      std::memcpy(inode->data.data() + at, buf, size);
-      inode->dirty = true;
-      inode->pristine = false;
-      inode->info.mtime_ns = inode->info.ctime_ns = NowNs();
-      if (inode->handles == 0) {  // a late write-back after release: seal now
-        Status sealed = fs.SealLocked(*inode);
-        if (!sealed.ok()) return (void)fuse_reply_err(req, FailureErrno("write", sealed));
-      }
+      err = WriteLocked(fs, *inode, buf, size, off, fi);
     }
+    if (err != 0) return (void)fuse_reply_err(req, err);
     fuse_reply_write(req, size);
   });
 }

@@ -284,3 +284,19 @@ def test_rename_directory_with_multibyte_name_moves_its_files(mnt):
     # move recorded under the new one.
     assert [v["subject"] for v in versions(mnt, "plain/a.md")] == [
         "/memories/é日本😀/a.md", "/memories/plain/a.md"]
+
+
+def test_listing_history_of_a_discarded_file_keeps_the_daemon_alive(mnt):
+    # A one-version file removed at once leaves no chain, so listing its
+    # .history directory fails; that failed readdir once replied while it
+    # still held the directory handle's lock, and the handle (freed by the
+    # RELEASEDIR the reply let through) corrupted the heap within ~30 rounds.
+    for i in range(150):
+        p = mnt.path / f"h{i}.md"
+        p.write_text("x\n")
+        assert len(history_dir(mnt.path, f"h{i}.md")) == 1
+        p.unlink()
+        history_dir(mnt.path, f"h{i}.md")  # empty or gone; must not crash
+    assert mnt.proc.poll() is None
+    (mnt.path / "after.md").write_text("alive\n")
+    assert (mnt.path / "after.md").read_text() == "alive\n"
