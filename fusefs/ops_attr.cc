@@ -1,6 +1,7 @@
 // Attribute handlers: init/destroy, getattr, setattr, readlink, statfs.
 #include <sys/statvfs.h>
 
+#include <cstdint>
 #include <string>
 
 #include "coherence.h"
@@ -24,6 +25,9 @@ std::int64_t TimeNs(const timespec& ts) {
 int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, bool has_handle) {
   if (inode.info.kind == NodeKind::kDirectory) return EISDIR;
   if (inode.info.kind != NodeKind::kFile) return EINVAL;
+  // The store's limit, as a write past it gets: a larger size accepted here
+  // would fail only at the seal, after the caller had moved on.
+  if (static_cast<std::uint64_t>(size) > grainstore::Limits::kMaxBodyBytes) return EFBIG;
   if (size == 0) {
     inode.data.clear();
     inode.loaded = true;

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, history, wait_for
+from mount_util import Mount, areev, history, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -333,3 +333,25 @@ def test_concurrency_smoke(mnt):
     assert len(lines) == 6 * 60 and len(set(lines)) == 6 * 60
     for k in range(6):
         assert sorted(os.listdir(mnt.path / f"w{k}")) == sorted(f"g{i}.md" for i in range(0, 60, 2))
+
+
+def test_sizes_past_the_store_limit_fail_at_once_and_lose_nothing(mnt):
+    limit = 128 << 20  # grainstore::Limits::kMaxBodyBytes
+    p = mnt.path / "big.bin"
+    fd = os.open(p, os.O_CREAT | os.O_WRONLY, 0o644)
+    try:
+        os.write(fd, b"abc")
+        with pytest.raises(OSError) as e:
+            os.pwrite(fd, b"x", limit)
+        assert e.value.errno == errno.EFBIG
+        with pytest.raises(OSError) as e:
+            os.ftruncate(fd, limit + 1)
+        assert e.value.errno == errno.EFBIG
+        assert os.fstat(fd).st_size == 3
+    finally:
+        os.close(fd)  # seals what was accepted
+    with pytest.raises(OSError) as e:
+        os.truncate(p, 200 << 20)
+    assert e.value.errno == errno.EFBIG
+    assert p.read_bytes() == b"abc"
+    assert areev(mnt.db, "cat", "/memories/big.bin").stdout == "abc"
