@@ -155,7 +155,11 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
   (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
   (void)InstallSqlitePageCache();
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, CoalescingVfsName());
+  // A name starting with "file:" is a URI to a SQLite built with URI names
+  // on (Debian's is): "file:z.db" would open z.db, "file:x?mode=memory" a
+  // database kept nowhere. The store's path is always a file's name.
+  const std::string name = path.starts_with("file:") ? "./" + path : path;
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");
     sqlite3_close_v2(db_);

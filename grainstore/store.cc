@@ -30,6 +30,13 @@ Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
+  // SQLite would open both as a private temporary database: every write
+  // acknowledged, nothing kept.
+  if (path.empty()) return Status::InvalidArgument("the store path is empty");
+  if (path == ":memory:") {
+    return Status::InvalidArgument(
+        "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
+  }
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
   GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));

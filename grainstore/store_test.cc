@@ -498,5 +498,32 @@ TEST_F(StoreTest, OpenRejectsForeignFiles) {
   EXPECT_EQ(s.error().code(), StatusCode::kCorruption);
 }
 
+// Names SQLite reads as something other than a file would acknowledge
+// writes and keep nothing; a name starting with "file:" is a file's name.
+TEST_F(StoreTest, OpenTakesEveryPathAsAFile) {
+  for (const char* path : {"", ":memory:"}) {
+    auto s = Store::Open(path);
+    ASSERT_FALSE(s.has_value()) << path;
+    EXPECT_EQ(s.error().code(), StatusCode::kInvalidArgument) << path;
+  }
+  const std::string cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.path());
+  {
+    auto s = Store::Open("file:u.db?mode=memory");
+    ASSERT_TRUE(s.has_value()) << s.error().ToString();
+    auto ns = (*s)->Namespace("default");
+    ASSERT_TRUE(ns.has_value());
+    ASSERT_TRUE((*s)->PutFile(*ns, "/memories/kept.md", "kept\n").has_value());
+  }
+  std::filesystem::current_path(cwd);
+  EXPECT_TRUE(std::filesystem::exists(dir_.File("file:u.db?mode=memory")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("u.db")));
+  auto again = Store::Open(dir_.File("file:u.db?mode=memory"));
+  ASSERT_TRUE(again.has_value());
+  auto ns = (*again)->Namespace("default");
+  ASSERT_TRUE(ns.has_value());
+  EXPECT_EQ(*(*again)->ReadFile(*ns, "/memories/kept.md"), "kept\n");
+}
+
 }  // namespace
 }  // namespace grainstore
