@@ -71,6 +71,13 @@ class Builder {
 }  // namespace
 
 bool ParseJsonInput(std::string_view text, JsonInput* out) {
+  // JSON text never holds a raw NUL (strings escape it, whitespace excludes
+  // it), but nlohmann::json's lexer takes one for the end of the input and
+  // would ignore whatever follows.
+  if (text.find('\0') != std::string_view::npos) {
+    out->doc = json(json::value_t::discarded);
+    return false;
+  }
   Builder builder(out);
   const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
   if (!ok) out->doc = json(json::value_t::discarded);

@@ -19,7 +19,8 @@ struct JsonInput {
   std::map<std::string, std::string, std::less<>> wide_integers;
 };
 
-// False if `text` is not one JSON value (trailing bytes included).
+// False if `text` is not one JSON value (trailing bytes, after a NUL too,
+// included).
 bool ParseJsonInput(std::string_view text, JsonInput* out);
 
 }  // namespace memtool::internal

@@ -86,6 +86,13 @@ TEST_F(MemoryToolTest, MalformedInputIsAnError) {
       {"{\"command\": \"view\", \"path\": \"/memories/\xed\xa0\x80\"}", "Input is not valid UTF-8"},
       {"{\"command\": \"view\", \"path\": \"/memories/\xc0\xaf\"}", "Input is not valid UTF-8"},
       {std::string(100000, '['), "Input is not valid JSON"},
+      // A NUL ends nothing: what follows it is still input.
+      {std::string("{\"command\": \"create\", \"path\": \"/memories/n.md\", \"file_text\": \"a\"}"
+                   "\0garbage", 73),
+       "Input is not valid JSON"},
+      {std::string("{\"command\": \"create\", \"path\": \"/memories/n.md\", \"file_text\": \"a\"}\0",
+                   66),
+       "Input is not valid JSON"},
   };
   for (const Case& c : cases) {
     const ToolResult result = tool_.Execute(c.input);
