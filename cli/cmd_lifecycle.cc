@@ -2,6 +2,7 @@
 // to a file after `delete`.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ constexpr std::size_t kLogPage = 1000;
 grainstore::Result<std::vector<grainstore::OpRecord>> ReadLog(
     grainstore::Store& store, grainstore::NsId ns, const LogArgs& args) {
   std::vector<grainstore::OpRecord> ops;
+  // Sequence numbers are SQLite integers: none is past INT64_MAX.
+  if (args.after > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return ops;
   std::uint64_t cursor = args.after;
   while (args.limit == 0 || ops.size() < args.limit) {
     std::size_t want = kLogPage;
@@ -97,8 +100,10 @@ void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
   auto l = std::make_shared<LogArgs>();
   CLI::App* log = app.add_subcommand(
       "log", "Print the op-log (every add, supersede, rename, delete, ...)");
-  log->add_option("--after", l->after, "Only entries with seq > SEQ");
-  log->add_option("--limit", l->limit, "At most N entries (0: all)");
+  log->add_option("--after", l->after, "Only entries with seq > SEQ")
+      ->check(NotNegative());
+  log->add_option("--limit", l->limit, "At most N entries (0: all)")
+      ->check(NotNegative());
   log->add_flag("--json", l->json, "Print a JSON array instead of a table");
   out->push_back({log, [&global, l] { return RunLog(global, *l); }});
 

@@ -97,6 +97,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
 struct CatArgs {
   std::string path;
   std::string version;
+  const CLI::Option* version_opt = nullptr;  // given, even as "", when count() > 0
 };
 
 int RunCat(const GlobalOptions& global, const CatArgs& args) {
@@ -105,13 +106,12 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
   if (!ParsePathArg(args.path, &key, &code)) return code;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  auto body = args.version.empty()
-                  ? s.store->ReadFile(s.ns, key)
-                  : s.store->ReadVersion(s.ns, key, args.version);
+  const bool latest = args.version_opt->count() == 0;
+  auto body = latest ? s.store->ReadFile(s.ns, key)
+                     : s.store->ReadVersion(s.ns, key, args.version);
   if (!body.has_value()) {
-    std::string what = args.version.empty() ? fmt::format("cat {}", key)
-                                            : fmt::format("cat {} --version {}",
-                                                          key, args.version);
+    std::string what = latest ? fmt::format("cat {}", key)
+                              : fmt::format("cat {} --version {}", key, args.version);
     return ReportError(what, body.error());
   }
   return Emit(*body);
@@ -122,6 +122,8 @@ struct DiffArgs {
   std::string from;
   std::string to;
   std::size_t context = 3;
+  const CLI::Option* from_opt = nullptr;  // given, even as "", when count() > 0
+  const CLI::Option* to_opt = nullptr;
 };
 
 // The version `spec` names (see grainstore/version_spec.h), or the error.
@@ -152,14 +154,14 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   if (versions->empty())
     return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
   const grainstore::VersionInfo* to = &versions->back();
-  if (!args.to.empty()) {
+  if (args.to_opt->count() > 0) {
     auto found = FindVersion(*versions, key, args.to);
     if (!found.has_value())
       return ReportError(fmt::format("diff {} --to", key), found.error());
     to = *found;
   }
   const grainstore::VersionInfo* from = nullptr;
-  if (!args.from.empty()) {
+  if (args.from_opt->count() > 0) {
     auto found = FindVersion(*versions, key, args.from);
     if (!found.has_value())
       return ReportError(fmt::format("diff {} --from", key), found.error());
@@ -208,18 +210,19 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   CLI::App* cat =
       app.add_subcommand("cat", "Print a file's current body or any version");
   cat->add_option("path", c->path, "Memory path")->required();
-  cat->add_option("--version", c->version,
-                  "Version number or grain-id prefix (>= 6 hex)");
+  c->version_opt = cat->add_option("--version", c->version,
+                                   "Version number or grain-id prefix (>= 6 hex)");
   out->push_back({cat, [&global, c] { return RunCat(global, *c); }});
 
   auto d = std::make_shared<DiffArgs>();
   CLI::App* diff =
       app.add_subcommand("diff", "Unified diff between two versions of a file");
   diff->add_option("path", d->path, "Memory path")->required();
-  diff->add_option("--from", d->from,
-                   "Old version (default: the one before --to)");
-  diff->add_option("--to", d->to, "New version (default: the newest)");
+  d->from_opt = diff->add_option("--from", d->from,
+                                 "Old version (default: the one before --to)");
+  d->to_opt = diff->add_option("--to", d->to, "New version (default: the newest)");
   diff->add_option("-U,--unified", d->context, "Lines of context")
+      ->check(NotNegative())
       ->capture_default_str();
   out->push_back({diff, [&global, d] { return RunDiff(global, *d); }});
 }

@@ -5,11 +5,23 @@
 #ifndef CLI_COMMANDS_H_
 #define CLI_COMMANDS_H_
 
+#include <CLI/CLI.hpp>
+#include <string>
 #include <vector>
 
 #include "cli_common.h"
 
 namespace cli {
+
+// For counts and sequence numbers: CLI11 reads "-1" into an unsigned option
+// as a huge value, so a leading '-' is refused first, with a plain message.
+inline CLI::Validator NotNegative() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        return !value.empty() && value.front() == '-' ? "must be 0 or more, got " + value : "";
+      },
+      "N>=0");
+}
 
 // memtool: one memory-tool JSON command (argument, or stdin with "-"), or
 // --batch: one command per stdin line, one JSON result line per command.

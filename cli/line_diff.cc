@@ -255,6 +255,9 @@ std::string UnifiedDiff(std::string_view a, std::string_view b,
   const auto al = SplitLines(a);
   const auto bl = SplitLines(b);
   const auto ops = DiffLines(al, bl);
+  // More context than there are lines shows them all; the cap also keeps
+  // 2 * context and end + context from overflowing (-U 18446744073709551615).
+  context = std::min(context, ops.size());
   std::string out;
   std::size_t pos = 0;
   while (pos < ops.size()) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -88,6 +89,23 @@ TEST(UnifiedDiffTest, SeparatesDistantChangesIntoHunks) {
             "--- o\n+++ n\n"
             "@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n"
             "@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+X\n 19\n 20\n");
+}
+
+// Any context at least as long as the texts shows them whole in one hunk;
+// the largest size_t once made 2 * context wrap to a small number and
+// end + context wrap below end, and the loop never ended.
+TEST(UnifiedDiffTest, ContextLongerThanTheTextsShowsThemWhole) {
+  std::string a, b;
+  for (int i = 1; i <= 20; ++i) {
+    a += std::to_string(i) + "\n";
+    b += (i == 2 || i == 18 ? "X" : std::to_string(i)) + "\n";
+  }
+  const std::string whole = UnifiedDiff(a, b, "o", "n", 20);
+  EXPECT_EQ(whole.substr(0, whole.find('\n', 20) + 1), "--- o\n+++ n\n@@ -1,20 +1,20 @@\n");
+  for (std::size_t context : {std::size_t{21}, std::numeric_limits<std::size_t>::max() / 2 + 1,
+                              std::numeric_limits<std::size_t>::max()}) {
+    EXPECT_EQ(UnifiedDiff(a, b, "o", "n", context), whole) << context;
+  }
 }
 
 // Cross-checks against GNU diff and patch when they are installed: the output

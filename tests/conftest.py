@@ -31,11 +31,11 @@ def db(tmp_path):
 def run_areev(areev_bin):
     """Runs `areev ARGS...`, returning the CompletedProcess (text mode)."""
 
-    def run(*args, input=None, env=None, check=False, timeout=60):
+    def run(*args, input=None, env=None, check=False, timeout=60, cwd=None):
         full_env = dict(os.environ)
         if env:
             full_env.update(env)
         return subprocess.run([areev_bin, *args], input=input, capture_output=True,
-                              text=True, env=full_env, check=check, timeout=timeout)
+                              text=True, env=full_env, check=check, timeout=timeout, cwd=cwd)
 
     return run

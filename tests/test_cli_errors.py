@@ -109,3 +109,49 @@ def test_stdout_write_failure_is_reported(areev_bin, db):
                               stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 1
     assert "cannot write to stdout" in proc.stderr
+
+
+def test_numeric_options_refuse_negatives_and_survive_huge_values(run_areev, db):
+    assert run_areev("memtool", create("/memories/a.md", "1\n2\n3\n"), "--db", db).returncode == 0
+    edit = json.dumps({"command": "str_replace", "path": "/memories/a.md",
+                       "old_str": "2", "new_str": "two"})
+    assert run_areev("memtool", edit, "--db", db).returncode == 0
+    for args in (["diff", "/memories/a.md", "-U", "-1"], ["log", "--limit", "-1"],
+                 ["log", "--after", "-1"]):
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "must be 0 or more, got -1" in proc.stderr
+    # More context than lines: the whole file, at once (it once looped forever).
+    full = run_areev("diff", "/memories/a.md", "-U", "3", "--db", db, timeout=10)
+    for huge in ("18446744073709551615", "99999999999999999999999"):
+        proc = run_areev("diff", "/memories/a.md", "-U", huge, "--db", db, timeout=10)
+        assert proc.returncode == 0 and proc.stdout == full.stdout, proc.stderr
+        # No sequence number is that large: nothing comes after it.
+        proc = run_areev("log", "--after", huge, "--json", "--db", db)
+        assert proc.returncode == 0 and json.loads(proc.stdout) == [], proc.stderr
+    assert len(json.loads(run_areev("log", "--after", "0", "--json", "--db", db).stdout)) >= 2
+
+
+def test_an_empty_version_is_a_usage_error_not_the_default(run_areev, db):
+    assert run_areev("memtool", create("/memories/a.md", "one\n"), "--db", db).returncode == 0
+    for args in (["cat", "/memories/a.md", "--version", ""],
+                 ["diff", "/memories/a.md", "--from", ""],
+                 ["diff", "/memories/a.md", "--to", ""]):
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "is neither a version number nor a grain id prefix" in proc.stderr
+        assert proc.stdout == ""
+
+
+def test_store_paths_sqlite_would_not_keep(run_areev, tmp_path):
+    for name in ("", ":memory:"):
+        proc = run_areev("memtool", create("/memories/x.md", "important\n"), "--db", name,
+                         cwd=tmp_path)
+        assert proc.returncode == 2, (name, proc.stdout, proc.stderr)  # bad usage
+        assert "File created" not in proc.stdout
+    # A name starting with "file:" is a file of that name, not a URI.
+    name = "file:u.db?mode=memory"
+    assert run_areev("memtool", create("/memories/x.md", "kept\n"), "--db", name,
+                     cwd=tmp_path).returncode == 0
+    assert (tmp_path / name).is_file() and not (tmp_path / "u.db").exists()
+    assert run_areev("cat", "/memories/x.md", "--db", name, cwd=tmp_path).stdout == "kept\n"
