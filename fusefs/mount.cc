@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -126,6 +127,20 @@ int RunCommand(const std::vector<std::string>& argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Whether `db` (or its WAL and index beside it) would be reached through a
+// mount on `mountpoint`: the mountpoint is the store file or one of the
+// directories above it, symlinks resolved.
+bool StoreLiesUnder(const std::string& mountpoint, const std::string& db) {
+  std::error_code ec;
+  const std::filesystem::path mp = std::filesystem::weakly_canonical(mountpoint, ec);
+  if (ec) return false;  // fuse_session_mount reports a mountpoint it cannot use
+  const std::filesystem::path store = std::filesystem::weakly_canonical(db, ec);
+  if (ec) return false;
+  auto [in_mp, in_store] = std::mismatch(mp.begin(), mp.end(), store.begin(), store.end());
+  (void)in_store;
+  return in_mp == mp.end();
+}
+
 }  // namespace
 
 fuse_lowlevel_ops BuildOperations() {
@@ -181,6 +196,13 @@ int RunMount(const MountOptions& given) {
       return 2;
     }
     *path = absolute.lexically_normal().string();
+  }
+  if (StoreLiesUnder(options.mountpoint, options.db_path)) {
+    Log(LogLevel::kError,
+        "cannot mount on {}: the store {} lies under it, and the daemon would wait on "
+        "itself to reach it",
+        options.mountpoint, options.db_path);
+    return 2;
   }
   OpenedStore opened;
   if (int rc = OpenStore(options, &opened); rc != 0) return rc;

@@ -109,3 +109,24 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     assert missing.returncode != 0 and missing.stderr
     assert run_areev("umount").returncode == 2
     assert run_areev("umount", str(tmp_path)).returncode == 1  # not mounted
+
+
+def test_mount_refuses_a_mountpoint_over_its_own_store(run_areev, tmp_path):
+    # Mounted there, the daemon would reach its own store through itself and
+    # hang, and every process touching the store with it.
+    store_dir = tmp_path / "stores"
+    store_dir.mkdir()
+    db = store_dir / "agent.db"
+    cmd = json.dumps({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
+    assert run_areev("memtool", cmd, "--db", str(db)).returncode == 0
+    link = tmp_path / "link"
+    link.symlink_to(store_dir)
+    for mountpoint in (store_dir, db, tmp_path, link):
+        try:
+            proc = run_areev("mount", str(mountpoint), "--db", str(link / "agent.db"), timeout=20)
+        finally:
+            force_unmount(str(mountpoint))
+        assert proc.returncode == 2, (mountpoint, proc.stderr)
+        assert "lies under it" in proc.stderr
+        assert not os.path.ismount(str(mountpoint))
+    assert run_areev("cat", "/memories/a.md", "--db", str(db), timeout=20).stdout == "a\n"
