@@ -73,7 +73,8 @@ Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
   static constexpr char kSql[] =
       "SELECT g.grain_id, g.type, g.subject, g.relation, g.object, b.bytes, g.created_ns, "
       "g.chain_id, g.seq, (g.chain_id = 0 OR (c.state = 1 AND g.seq = "
-      "(SELECT max(h.seq) FROM grains AS h WHERE h.chain_id = g.chain_id))), b.base_id "
+      "(SELECT max(h.seq) FROM grains AS h WHERE h.chain_id = g.chain_id))), b.base_id, "
+      "g.body_id, b.id "
       "FROM grains g LEFT JOIN chains c ON c.id = g.chain_id "
       "LEFT JOIN bodies b ON b.id = g.body_id "
       "WHERE g.ns_id = ?1 AND g.subject = ?2 AND g.relation != 'memory_file' "
@@ -97,6 +98,9 @@ Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
     f.subject = st->ColumnText(2);
     f.relation = st->ColumnText(3);
     f.object = st->ColumnText(4);
+    if (st->ColumnInt64(11) != 0 && st->ColumnIsNull(12)) {
+      return Status::Corruption(fmt::format("the context of fact {} is missing", f.grain_id));
+    }
     if (!st->ColumnIsNull(10)) {  // stored as a delta: assemble it
       auto context = impl_->AssembleBody(st->ColumnBlobView(5), st->ColumnInt64(10));
       if (!context) return context.error();

@@ -74,7 +74,7 @@ Result<NodeRow> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
 // Every nodes column named here is in nodes_by_key, so SQLite reads the index
 // entry and the body row only (schema v5).
 const char kKindAndBodyByKeySql[] =
-    "SELECT n.kind, b.bytes, b.base_id FROM nodes n INDEXED BY nodes_by_key "
+    "SELECT n.kind, b.bytes, b.base_id, n.body_id, b.id FROM nodes n INDEXED BY nodes_by_key "
     "LEFT JOIN bodies b ON b.id = n.body_id WHERE n.ns_id = ? AND n.key = ?";
 
 Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std::string* body) {
@@ -89,6 +89,11 @@ Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std:
   }
   const auto kind = static_cast<NodeKind>(st->ColumnInt64(0));
   if (kind != NodeKind::kFile) return kind;
+  // The join keeps a node whose body row is gone (damage to the file): that
+  // is no empty file.
+  if (st->ColumnInt64(3) != 0 && st->ColumnIsNull(4)) {
+    return Status::Corruption(fmt::format("the body of {} is missing", key));
+  }
   if (st->ColumnIsNull(2)) {
     std::string_view data = st->ColumnBlobView(1);
     body->assign(data.data(), data.size());

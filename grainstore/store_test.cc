@@ -498,6 +498,41 @@ TEST_F(StoreTest, OpenRejectsForeignFiles) {
   EXPECT_EQ(s.error().code(), StatusCode::kCorruption);
 }
 
+// A body row lost to damage of the file is reported as corruption, never
+// read as an empty body (the reads join bodies with LEFT JOIN).
+TEST_F(StoreTest, AMissingBodyIsCorruptionNotAnEmptyFile) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/x.md", "precious\n").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/empty.md", "").has_value());
+  FactInput fact;
+  fact.subject = "alice";
+  fact.relation = "prefers";
+  fact.object = "tea";
+  fact.context = "said so on Monday";
+  ASSERT_TRUE(store_->AddFact(ns_, fact).has_value());
+  ASSERT_EQ(Read("/memories/x.md"), "precious\n");  // cached, then dropped by the change below
+  {
+    sqlite3* raw = nullptr;  // another program damaging the file
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+    sqlite3_busy_timeout(raw, 5000);
+    EXPECT_EQ(sqlite3_exec(raw,
+                           "DELETE FROM bodies WHERE id IN (SELECT body_id FROM nodes WHERE key = "
+                           "'/memories/x.md' UNION SELECT body_id FROM grains WHERE subject = "
+                           "'alice')",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(raw);
+    EXPECT_EQ(sqlite3_changes(raw), 2);
+    sqlite3_close(raw);
+  }
+  auto read = store_->ReadFile(ns_, "/memories/x.md");
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().code(), StatusCode::kCorruption);
+  auto facts = store_->Recall(ns_, "alice", "", false);
+  ASSERT_FALSE(facts.has_value());
+  EXPECT_EQ(facts.error().code(), StatusCode::kCorruption);
+  EXPECT_EQ(Read("/memories/empty.md"), "");  // a real empty file still reads
+}
+
 // Names SQLite reads as something other than a file would acknowledge
 // writes and keep nothing; a name starting with "file:" is a file's name.
 TEST_F(StoreTest, OpenTakesEveryPathAsAFile) {
