@@ -246,9 +246,10 @@ Status ConfigureConnection(Db* db, const Options& options) {
   return Status::Ok();
 }
 
-Status Migrate(Db* db) {
-  Transaction txn(db);
-  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+namespace {
+
+// The file's schema version, after checking that it is ours and not newer.
+Result<std::int64_t> CheckedVersion(Db* db) {
   auto app = db->QueryInt("PRAGMA application_id");
   if (!app.has_value()) return app.error();
   auto version = db->QueryInt("PRAGMA user_version");
@@ -261,6 +262,26 @@ Status Migrate(Db* db) {
         "the store has schema version {}, newer than this build supports ({})", *version,
         kSchemaVersion));
   }
+  return *version;
+}
+
+}  // namespace
+
+Status Migrate(Db* db) {
+  {
+    // Nearly every open finds the schema current, which a read says without
+    // the write lock: a read-only command need not wait for a writer.
+    Transaction read(db);
+    GRAINSTORE_RETURN_IF_ERROR(read.Begin(Transaction::Kind::kRead));
+    auto version = CheckedVersion(db);
+    if (!version.has_value()) return version.error();
+    GRAINSTORE_RETURN_IF_ERROR(read.Commit());
+    if (*version == kSchemaVersion) return Status::Ok();
+  }
+  Transaction txn(db);
+  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  auto version = CheckedVersion(db);  // again: another process may have migrated it
+  if (!version.has_value()) return version.error();
   if (*version == kSchemaVersion) return txn.Commit();
   auto tables = db->QueryInt("SELECT count(*) FROM sqlite_schema");
   if (!tables.has_value()) return tables.error();

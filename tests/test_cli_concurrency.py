@@ -1,8 +1,10 @@
 """Many `areev` processes editing one file at once: no update lost, no lock errors."""
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 
 WORKERS = 8
 EDITS = 25
@@ -80,3 +82,25 @@ def test_parallel_batches_and_readers(areev_bin, db):
     body = subprocess.run([areev_bin, "cat", "/memories/b.md", "--db", db],
                           capture_output=True, text=True).stdout
     assert body.count("x") == 200
+
+
+def test_reads_do_not_wait_for_a_writer_holding_the_lock(run_areev, db):
+    create = json.dumps({"command": "create", "path": "/memories/l.md", "file_text": "locked\n"})
+    assert run_areev("memtool", create, "--db", db).returncode == 0
+    writer = sqlite3.connect(db, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # another program, mid-write
+        view = json.dumps({"command": "view", "path": "/memories/l.md"})
+        for args in (["cat", "/memories/l.md"], ["memtool", view], ["log"],
+                     ["history", "/memories/l.md"]):
+            started = time.monotonic()
+            proc = run_areev(*args, "--db", db)
+            took = time.monotonic() - started
+            assert proc.returncode == 0, (args, proc.stderr)
+            # Opening once took the write lock to check the schema, so each
+            # read waited out the 30 s busy timeout and failed.
+            assert took < 10, (args, took)
+        assert run_areev("cat", "/memories/l.md", "--db", db).stdout == "locked\n"
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
