@@ -4,6 +4,8 @@
 #include <sodium.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "grain_id.h"
@@ -36,6 +38,15 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   if (path == ":memory:") {
     return Status::InvalidArgument(
         "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
+  }
+  if (!options.create_if_missing) {
+    // SQLite would take an empty file for a new database and the opening
+    // would write a store into it: a caller that may not create one reads.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 &&
+        !ec) {
+      return Status::Corruption("the file is empty, not an areev store");
+    }
   }
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);

@@ -62,6 +62,18 @@ def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
         assert proc.returncode == 3, (args, proc.stderr)
         assert "cannot open store" in proc.stderr and "no such file" in proc.stderr
     assert not missing.exists()
+    # An empty file (touch agent.db) is not turned into a store by a read.
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for args in (["cat", "/memories/a"], ["log"], ["history", "/memories/a"]):
+        proc = run_areev(*args, "--db", str(empty))
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert "the file is empty, not an areev store" in proc.stderr
+    assert empty.stat().st_size == 0 and not (tmp_path / "empty.db-wal").exists()
+    # A write may create the store in it.
+    create = json.dumps({"command": "create", "path": "/memories/a", "file_text": "a"})
+    assert run_areev("memtool", create, "--db", str(empty)).returncode == 0
+    assert run_areev("cat", "/memories/a", "--db", str(empty)).stdout == "a"
 
 
 def test_db_path_is_a_directory(run_areev, tmp_path):
