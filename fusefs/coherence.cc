@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <string>
 
 #include "filesystem.h"
 #include "grainstore/path.h"
@@ -9,6 +10,7 @@
 
 namespace fusefs {
 
+using grainstore::NodeKind;
 using grainstore::Status;
 
 Coherence::Coherence(Filesystem* fs) : fs_(fs) {}
@@ -130,20 +132,42 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
   auto inode = fs_->inodes().Find(id);
   if (!inode) return;
   auto node = fs_->store().GetNode(id);
-  {
+  if (!node && node.error().IsNotFound()) {
+    // Deleted by another process. As after an unlink through the mount,
+    // open handles keep the content they had and their writes succeed but
+    // are never sealed (they would bring the path back).
+    std::lock_guard<std::mutex> lock(inode->mu);
+    if (inode->handles > 0 && !inode->loaded && inode->info.kind == NodeKind::kFile) {
+      LoadDeletedLocked(*inode);
+    }
+    inode->unlinked = true;
+    if (inode->handles == 0) {
+      inode->loaded = false;
+      inode->data.clear();
+      inode->dirty = false;
+    }
+  } else {
     std::lock_guard<std::mutex> lock(inode->mu);
     if (!inode->dirty) {
-      if (node) {
-        inode->info = *node;
-      } else if (node.error().IsNotFound()) {
-        inode->unlinked = true;
-      }
+      if (node) inode->info = *node;
       inode->loaded = false;
       inode->data.clear();
       inode->stale_pages = true;
     }
   }
   pending_.push_back({false, fs_->ToFuse(id), {}});
+}
+
+void Coherence::LoadDeletedLocked(Inode& inode) {
+  // A deleted file's versions stay readable until purged; the last one is
+  // what the handles were showing.
+  auto versions = fs_->store().History(fs_->ns(), inode.info.key);
+  if (!versions || versions->empty()) return;  // discarded or purged: nothing left
+  auto body = fs_->store().ReadVersion(fs_->ns(), inode.info.key,
+                                       std::to_string(versions->back().seq));
+  if (!body) return;
+  inode.data = std::move(body).value();
+  inode.loaded = true;
 }
 
 void Coherence::SendNotices() {

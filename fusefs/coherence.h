@@ -20,6 +20,7 @@
 namespace fusefs {
 
 class Filesystem;
+struct Inode;
 
 // Thread-safe. Lock order: mu_ before any InodeTable/Inode mutex; no lock is
 // held while a notification is written to the kernel.
@@ -55,6 +56,9 @@ class Coherence {
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
+  // Loads the last version of a file another process deleted, for the
+  // handles still open on it (the inode's mutex held).
+  void LoadDeletedLocked(Inode& inode);
   void SendNotices();
 
   Filesystem* fs_;

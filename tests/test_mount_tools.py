@@ -125,3 +125,32 @@ def test_file_closed_in_mount_visible_to_memtool_at_once(mnt):
     os.close(fd)
     assert "fsynced line" in r["content"]
     assert areev(mnt.db, "cat", "/memories/handoff.md").stdout.endswith("fsynced line\n")
+
+
+def test_handles_open_on_a_file_another_process_deletes_keep_working(mnt):
+    # As after an unlink through the mount: open handles keep the content,
+    # their writes and closes succeed, and nothing brings the path back.
+    (mnt.path / "kept.md").write_text("base\n")
+    (mnt.path / "dirty.md").write_text("base\n")
+    reader = os.open(mnt.path / "kept.md", os.O_RDONLY)  # nothing read yet
+    appender = os.open(mnt.path / "kept.md", os.O_WRONLY | os.O_APPEND)
+    writer = os.open(mnt.path / "dirty.md", os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(writer, b"local\n")  # a draft not yet sealed
+        for name in ("kept.md", "dirty.md"):
+            r = memtool(mnt.db, {"command": "delete", "path": f"/memories/{name}"})
+            assert not r["is_error"], r
+        assert wait_for(lambda: sorted(os.listdir(mnt.path)) == [], timeout=2.0)
+        time.sleep(0.3)  # past a poll of the coherence thread
+        assert os.pread(reader, 100, 0) == b"base\n"
+        os.write(appender, b"more\n")
+        assert os.pread(reader, 100, 0) == b"base\nmore\n"
+        os.write(writer, b"local2\n")
+        os.fsync(writer)
+    finally:
+        for fd in (reader, appender, writer):
+            os.close(fd)
+    assert sorted(os.listdir(mnt.path)) == []
+    for name in ("kept.md", "dirty.md"):
+        r = memtool(mnt.db, {"command": "view", "path": f"/memories/{name}"})
+        assert r["is_error"], r  # still deleted
