@@ -3,6 +3,7 @@
 #ifndef FUSEFS_HISTORY_NAMES_H_
 #define FUSEFS_HISTORY_NAMES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,8 +12,12 @@
 
 namespace fusefs {
 
+// Longest extension a version's name keeps, dot included.
+inline constexpr std::size_t kMaxExtensionBytes = 32;
+
 // The extension of a file name including the dot ("notes.md" -> ".md",
-// "a.tar.gz" -> ".gz"); "" for none and for dot-files such as ".bashrc".
+// "a.tar.gz" -> ".gz"); "" for none, for dot-files such as ".bashrc" and for
+// one longer than kMaxExtensionBytes.
 std::string_view Extension(std::string_view name);
 
 // "20261130T084512Z" for a UTC time in nanoseconds since the epoch.

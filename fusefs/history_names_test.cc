@@ -11,6 +11,9 @@ TEST(ExtensionTest, Cases) {
   EXPECT_EQ(Extension(".bashrc"), "");
   EXPECT_EQ(Extension("README"), "");
   EXPECT_EQ(Extension("trailing."), "");
+  const std::string longest = "." + std::string(kMaxExtensionBytes - 1, 'x');
+  EXPECT_EQ(Extension("a" + longest), longest);
+  EXPECT_EQ(Extension("a" + longest + "x"), "");  // a version's name stays under 255 bytes
 }
 
 TEST(CompactUtcTest, Formats) {
