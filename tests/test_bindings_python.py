@@ -195,6 +195,12 @@ def test_read_and_history_errors(areev, mem):
         mem.read("/memories/f", version=0)
     with pytest.raises(areev.NotFoundError):
         mem.read("/memories/f", version=9)
+    for huge in (2**63, 2**64 + 1, 10**30):  # no OverflowError: no such version
+        with pytest.raises(areev.NotFoundError):
+            mem.read("/memories/f", version=huge)
+    for negative in (-(2**63) - 1, -(10**30)):
+        with pytest.raises(ValueError, match="must be >= 1"):
+            mem.read("/memories/f", version=negative)
     with pytest.raises(TypeError):
         mem.read("/memories/f", version=True)
     with pytest.raises(TypeError):

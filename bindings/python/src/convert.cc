@@ -68,13 +68,25 @@ bool VersionSelector(PyObject* version, std::string* out) {
     return false;
   }
   if (PyLong_Check(version)) {
-    long long n = PyLong_AsLongLong(version);
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(version, &overflow);
     if (n == -1 && PyErr_Occurred()) return false;
-    if (n < 1) {
-      PyErr_Format(PyExc_ValueError, "version must be >= 1, got %lld", n);
+    if (overflow < 0 || (overflow == 0 && n < 1)) {
+      PyErr_Format(PyExc_ValueError, "version must be >= 1, got %S", version);
       return false;
     }
-    *out = std::to_string(n);
+    if (overflow == 0) {
+      *out = std::to_string(n);
+      return true;
+    }
+    // Past 64 bits: no such version, which the store says like for any other.
+    PyObject* digits = PyObject_Str(version);
+    if (digits == nullptr) return false;
+    PyObject* bytes = Utf8Of(digits, "version");
+    Py_DECREF(digits);
+    if (bytes == nullptr) return false;
+    *out = std::string(ViewOf(bytes));
+    Py_DECREF(bytes);
     return true;
   }
   PyObject* bytes = Utf8Of(version, "version");
