@@ -15,6 +15,7 @@
 
 #include "grainstore/options.h"
 #include "grainstore/path.h"
+#include "output.h"
 
 namespace cli {
 
@@ -33,7 +34,8 @@ int ExitCodeFor(const grainstore::Status& status) {
 }
 
 int Fail(int code, std::string_view message) {
-  fmt::print(stderr, "areev: {}\n", message);
+  // One line whatever the message quotes (a name with a newline in it).
+  fmt::print(stderr, "areev: {}\n", CellText(message));
   std::fflush(stderr);
   return code;
 }
@@ -82,8 +84,7 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
       *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}",
                                                  global.ns, global.db));
     } else {
-      *exit_code =
-          ReportError(fmt::format("namespace {}", global.ns), ns.error());
+      *exit_code = ReportError("--ns", ns.error());  // the message names it
     }
     return false;
   }

@@ -167,3 +167,11 @@ def test_store_paths_sqlite_would_not_keep(run_areev, tmp_path):
                      cwd=tmp_path).returncode == 0
     assert (tmp_path / name).is_file() and not (tmp_path / "u.db").exists()
     assert run_areev("cat", "/memories/x.md", "--db", name, cwd=tmp_path).stdout == "kept\n"
+
+
+def test_errors_stay_on_one_line_and_name_the_value_once(run_areev, db):
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
+    proc = run_areev("cat", "/memories/a", "--db", db, "--ns", "a\nb")
+    assert proc.returncode == 2
+    assert proc.stderr == ("areev: --ns: invalid namespace name 'a\\nb': "
+                           "use 1-64 characters from A-Z a-z 0-9 . _ -\n")
