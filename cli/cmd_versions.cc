@@ -75,15 +75,23 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   auto versions = s.store->History(s.ns, subject, args.relation);
   if (!versions.has_value())
     return ReportError(fmt::format("history {}", subject), versions.error());
+  auto chain = s.store->FindChain(s.ns, subject, args.relation);
   if (args.json) {
+    // The chain's state rides on every entry (an additive field): a JSON
+    // reader tells a deleted file from a live one as the table's note does.
+    const char* state = "live";
+    if (chain.has_value() && chain->state == grainstore::ChainState::kDeleted) state = "deleted";
+    if (chain.has_value() && chain->state == grainstore::ChainState::kPurged) state = "purged";
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& v : *versions) {
-      if (!v.transient || args.all) doc.push_back(VersionJson(v));
+      if (v.transient && !args.all) continue;
+      nlohmann::json entry = VersionJson(v);
+      entry["chain_state"] = state;
+      doc.push_back(std::move(entry));
     }
     return Emit(JsonText(doc));
   }
   std::string text = HistoryTable(*versions, args.all);
-  auto chain = s.store->FindChain(s.ns, subject, args.relation);
   if (chain.has_value() && chain->state != grainstore::ChainState::kLive) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
     text +=

@@ -25,17 +25,21 @@ def old_file(run_areev, db):
 
 
 def test_delete_then_restore_brings_file_and_history_back(run_areev, db, old_file):
+    assert {v["chain_state"] for v in versions(run_areev, db, old_file)} == {"live"}
     memtool(run_areev, db, command="delete", path=old_file)
     assert run_areev("cat", old_file, "--db", db).returncode == 1
-    # The tombstoned chain is still visible to history, and says so.
+    # The tombstoned chain is still visible to history, and says so, in the
+    # table and in the JSON.
     hist = run_areev("history", old_file, "--db", db)
     assert hist.returncode == 0 and "deleted" in hist.stdout
+    assert {v["chain_state"] for v in versions(run_areev, db, old_file)} == {"deleted"}
     proc = run_areev("restore", old_file, "--db", db)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"restored {old_file}\n"
     assert run_areev("cat", old_file, "--db", db).stdout == "second\n"
     assert run_areev("cat", old_file, "--version", "1", "--db", db).stdout == "first\n"
     assert [v["version"] for v in versions(run_areev, db, old_file)][:2] == [1, 2]
+    assert {v["chain_state"] for v in versions(run_areev, db, old_file)} == {"live"}
     view = memtool(run_areev, db, command="view", path="/memories")
     assert "/memories/old.md" in view
 
@@ -74,6 +78,7 @@ def test_purge_erases_bodies_for_good(run_areev, db, tmp_path):
     assert run_areev("restore", "/memories/secret.md", "--db", db).returncode == 1
     hist = versions(run_areev, db, "/memories/secret.md")
     assert hist and all(v["purged"] for v in hist)
+    assert {v["chain_state"] for v in hist} == {"purged"}
     files = [p for p in pathlib.Path(tmp_path).iterdir() if p.name.startswith("agent.db")]
     assert files
     for f in files:
