@@ -160,11 +160,15 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
 
 void Coherence::LoadDeletedLocked(Inode& inode) {
   // A deleted file's versions stay readable until purged; the last one is
-  // what the handles were showing.
-  auto versions = fs_->store().History(fs_->ns(), inode.info.key);
-  if (!versions || versions->empty()) return;  // discarded or purged: nothing left
-  auto body = fs_->store().ReadVersion(fs_->ns(), inode.info.key,
-                                       std::to_string(versions->back().seq));
+  // what the handles were showing. Found by the inode's chain, not its path:
+  // by the time this runs the path may name another file.
+  if (inode.info.chain_id == 0) return;  // unversioned: no body outlives the node
+  auto versions = fs_->store().ChainVersions(inode.info.chain_id);
+  if (!versions || versions->empty() || versions->back().purged) return;
+  const grainstore::VersionInfo& last = versions->back();
+  // By grain id within the chain at the version's path: if that path now
+  // holds another chain, nothing is read rather than another file's body.
+  auto body = fs_->store().ReadVersion(fs_->ns(), last.subject, last.grain_id);
   if (!body) return;
   inode.data = std::move(body).value();
   inode.loaded = true;
