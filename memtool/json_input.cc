@@ -18,8 +18,9 @@ bool IsIntegerLiteral(std::string_view s) {
   return true;
 }
 
-// nlohmann::json's own DOM builder, except for integer literals it could
-// only store as doubles.
+// nlohmann::json's own DOM builder (detail::json_sax_dom_parser, as in
+// nlohmann-json 3.11), except for integer literals it could only store as
+// doubles.
 class Builder {
  public:
   explicit Builder(JsonInput* out) : out_(out), dom_(out->doc, /*allow_exceptions=*/false) {}
@@ -41,7 +42,10 @@ class Builder {
     return dom_.start_object(n);
   }
   bool key(json::string_t& k) {
-    if (depth_ == 1) key_ = k;
+    if (depth_ == 1) {
+      key_ = k;
+      out_->wide_integers.erase(k);  // a repeated member: the last one counts
+    }
     return dom_.key(k);
   }
   bool end_object() {

@@ -7,9 +7,10 @@
 #define MEMTOOL_JSON_INPUT_H_
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace memtool::internal {
 

@@ -153,6 +153,19 @@ TEST_F(MemoryToolTest, IntegersWiderThanSixtyFourBitsStayIntegers) {
                           R"("view_range": [-99999999999999999999, 1]})")
                 .content,
             header + "     1\ta");
+  // A repeated member: the last one counts, digits and all.
+  EXPECT_EQ(tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
+                          R"("insert_line": 99999999999999999999, "insert_line": 7, )"
+                          R"("insert_text": "x"})")
+                .message,
+            "Invalid `insert_line` parameter: 7. It should be within the range of lines of the "
+            "file: [0, 2]");
+  EXPECT_EQ(tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
+                          R"("insert_line": 7, "insert_line": 99999999999999999999, )"
+                          R"("insert_text": "x"})")
+                .message,
+            "Invalid `insert_line` parameter: 99999999999999999999. It should be within the range "
+            "of lines of the file: [0, 2]");
   // A wide integer nested deeper, or under another name, changes nothing.
   EXPECT_EQ(tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", "insert_line": 0, )"
                           R"("x": [99999999999999999999], "y": 99999999999999999999, )"
