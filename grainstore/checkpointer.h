@@ -9,8 +9,9 @@
 // the WAL from its beginning (a checkpoint running beside a busy writer never
 // catches up fully on its own). An inline checkpoint first waits for a pass
 // the thread is running, since SQLite lets one checkpoint run at a time and
-// turns the other away at once: so within one process the WAL stays under
-// kInlineFrames plus one commit. A pass run by another process still turns
+// turns the other away at once: so within one process, while no other
+// reader pins an older snapshot, the WAL stays under kInlineFrames plus one
+// commit. A pass run by another process still turns
 // the inline checkpoint away, and the next commit tries again. The inline
 // bound also keeps the WAL finite when no thread runs (a checkpoint that
 // failed to start, a forked child).
