@@ -63,7 +63,7 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
                      : kExitStore;
     std::string why = st.message().empty() ? st.ToString() : st.message();
     std::error_code ec;
-    if (access == Access::kReadOnly &&
+    if (access == Access::kReadOnly && st.code() != grainstore::StatusCode::kInvalidArgument &&
         !std::filesystem::exists(global.db, ec)) {
       why = "no such file (only commands that write create a store)";
     }
@@ -84,7 +84,10 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
       *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}",
                                                  global.ns, global.db));
     } else {
-      *exit_code = ReportError("--ns", ns.error());  // the message names it
+      // An invalid name's message names it; other failures are the store's.
+      const bool bad_name = ns.error().code() == grainstore::StatusCode::kInvalidArgument;
+      *exit_code = ReportError(bad_name ? std::string("--ns") : fmt::format("namespace {}", global.ns),
+                               ns.error());
     }
     return false;
   }

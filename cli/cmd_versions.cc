@@ -72,16 +72,20 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   if (!ResolveSubject(args, &subject, &code)) return code;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  auto versions = s.store->History(s.ns, subject, args.relation);
+  // The chain first, then its versions: the state printed is that chain's
+  // even if another process deletes or re-creates the file in between.
+  auto chain = s.store->FindChain(s.ns, subject, args.relation);
+  if (!chain.has_value())
+    return ReportError(fmt::format("history {}", subject), chain.error());
+  auto versions = s.store->ChainVersions(chain->id);
   if (!versions.has_value())
     return ReportError(fmt::format("history {}", subject), versions.error());
-  auto chain = s.store->FindChain(s.ns, subject, args.relation);
   if (args.json) {
     // The chain's state rides on every entry (an additive field): a JSON
     // reader tells a deleted file from a live one as the table's note does.
     const char* state = "live";
-    if (chain.has_value() && chain->state == grainstore::ChainState::kDeleted) state = "deleted";
-    if (chain.has_value() && chain->state == grainstore::ChainState::kPurged) state = "purged";
+    if (chain->state == grainstore::ChainState::kDeleted) state = "deleted";
+    if (chain->state == grainstore::ChainState::kPurged) state = "purged";
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& v : *versions) {
       if (v.transient && !args.all) continue;
@@ -92,7 +96,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     return Emit(JsonText(doc));
   }
   std::string text = HistoryTable(*versions, args.all);
-  if (chain.has_value() && chain->state != grainstore::ChainState::kLive) {
+  if (chain->state != grainstore::ChainState::kLive) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
     text +=
         fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",

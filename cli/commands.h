@@ -5,20 +5,22 @@
 #ifndef CLI_COMMANDS_H_
 #define CLI_COMMANDS_H_
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli_common.h"
 
 namespace cli {
 
-// For counts and sequence numbers: CLI11 reads "-1" into an unsigned option
-// as a huge value, so a leading '-' is refused first, with a plain message.
+// For counts and sequence numbers: CLI11 reads "-1" (or " -1") into an
+// unsigned option as a huge value, so any '-' is refused first, with a plain
+// message.
 inline CLI::Validator NotNegative() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        return !value.empty() && value.front() == '-' ? "must be 0 or more, got " + value : "";
+        return value.find('-') != std::string::npos ? "must be 0 or more, got " + value : "";
       },
       "N>=0");
 }
