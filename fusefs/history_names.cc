@@ -9,8 +9,9 @@ namespace fusefs {
 std::string_view Extension(std::string_view name) {
   std::size_t dot = name.rfind('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return {};
-  // A version's name must stay a valid name (255 bytes) after its 40-byte
-  // prefix; a "extension" this long is no file type a program would go by.
+  // A version's name must stay a valid name (255 bytes) after its prefix
+  // (33 bytes, more past a million versions); an "extension" this long is no
+  // file type a program would go by.
   if (name.size() - dot > kMaxExtensionBytes) return {};
   return name.substr(dot);
 }

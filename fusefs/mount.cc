@@ -127,18 +127,21 @@ int RunCommand(const std::vector<std::string>& argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// Whether `db` (or its WAL and index beside it) would be reached through a
-// mount on `mountpoint`: the mountpoint is the store file or one of the
-// directories above it, symlinks resolved.
+// Whether the store would be reached through a mount on `mountpoint`: the
+// mountpoint is the store file, its WAL or shared-memory index, or one of the
+// directories above them, symlinks resolved.
 bool StoreLiesUnder(const std::string& mountpoint, const std::string& db) {
   std::error_code ec;
   const std::filesystem::path mp = std::filesystem::weakly_canonical(mountpoint, ec);
   if (ec) return false;  // fuse_session_mount reports a mountpoint it cannot use
-  const std::filesystem::path store = std::filesystem::weakly_canonical(db, ec);
-  if (ec) return false;
-  auto [in_mp, in_store] = std::mismatch(mp.begin(), mp.end(), store.begin(), store.end());
-  (void)in_store;
-  return in_mp == mp.end();
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::filesystem::path file = std::filesystem::weakly_canonical(db + suffix, ec);
+    if (ec) return false;
+    auto [in_mp, in_file] = std::mismatch(mp.begin(), mp.end(), file.begin(), file.end());
+    (void)in_file;
+    if (in_mp == mp.end()) return true;
+  }
+  return false;
 }
 
 }  // namespace

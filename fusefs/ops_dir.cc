@@ -83,7 +83,10 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
       err = Snapshot(fs, ino, &handle->entries);
       if (err == 0) handle->loaded = true;
     }
-    if (err != 0) handle->entries.clear();
+    if (err != 0) {
+      handle->entries.clear();
+      handle->loaded = false;  // the next read, at any offset, tries again
+    }
     for (std::size_t i = static_cast<std::size_t>(off); i < handle->entries.size(); ++i) {
       const DirEntry& entry = handle->entries[i];
       char* dst = buf.data() + used;
