@@ -541,16 +541,18 @@ TEST_F(StoreTest, OpenTakesEveryPathAsAFile) {
     ASSERT_FALSE(s.has_value()) << path;
     EXPECT_EQ(s.error().code(), StatusCode::kInvalidArgument) << path;
   }
-  const std::string cwd = std::filesystem::current_path();
-  std::filesystem::current_path(dir_.path());
   {
+    struct InDir {  // back to the old working directory however the block ends
+      std::filesystem::path old = std::filesystem::current_path();
+      explicit InDir(const std::filesystem::path& dir) { std::filesystem::current_path(dir); }
+      ~InDir() { std::filesystem::current_path(old); }
+    } in_dir(dir_.path());
     auto s = Store::Open("file:u.db?mode=memory");
     ASSERT_TRUE(s.has_value()) << s.error().ToString();
     auto ns = (*s)->Namespace("default");
     ASSERT_TRUE(ns.has_value());
     ASSERT_TRUE((*s)->PutFile(*ns, "/memories/kept.md", "kept\n").has_value());
   }
-  std::filesystem::current_path(cwd);
   EXPECT_TRUE(std::filesystem::exists(dir_.File("file:u.db?mode=memory")));
   EXPECT_FALSE(std::filesystem::exists(dir_.File("u.db")));
   auto again = Store::Open(dir_.File("file:u.db?mode=memory"));
