@@ -74,7 +74,10 @@ StepResult Statement::Step() {
   switch (ext & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      status_ = Status::Busy(fmt::format("database is locked: {}", msg));
+      status_ = Status::Busy(msg);  // "database is locked" or "... table is locked"
+      break;
+    case SQLITE_READONLY:
+      status_ = Status::ReadOnly(fmt::format("the store cannot be written: {}", msg));
       break;
     case SQLITE_CONSTRAINT:
       status_ = ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY
@@ -143,6 +146,8 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
       return Status::Corruption(fmt::format("{}: {}", context, msg));
     case SQLITE_FULL:
       return Status::NoSpace(fmt::format("{}: {}", context, msg));
+    case SQLITE_READONLY:
+      return Status::ReadOnly(fmt::format("{}: the store cannot be written: {}", context, msg));
     case SQLITE_CANTOPEN:
       return Status::IOError(fmt::format("{}: cannot open database file", context));
     default:

@@ -1,7 +1,13 @@
 """Exit codes 0/1/2/3, corrupt and missing stores, and "bad input loses nothing"."""
 import json
 import os
+import pathlib
+import shutil
 import sqlite3
+import subprocess
+import tempfile
+
+import pytest
 
 
 def create(path, text):
@@ -175,3 +181,30 @@ def test_errors_stay_on_one_line_and_name_the_value_once(run_areev, db):
     assert proc.returncode == 2
     assert proc.stderr == ("areev: --ns: invalid namespace name 'a\\nb': "
                            "use 1-64 characters from A-Z a-z 0-9 . _ -\n")
+
+
+def test_a_store_the_user_cannot_write_reads_and_refuses_writes_clearly(areev_bin, run_areev):
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        pytest.skip("needs root and runuser to act as another user")
+    as_nobody = ["runuser", "-u", "nobody", "--", areev_bin]
+    if subprocess.run(as_nobody + ["--help"], capture_output=True).returncode != 0:
+        pytest.skip("user nobody cannot run this build")
+    shared = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        shared.chmod(0o777)
+        db = str(shared / "agent.db")
+        assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db).returncode == 0
+        os.chmod(db, 0o644)  # root's store, readable by everyone
+        before = open(db, "rb").read()
+        cat = subprocess.run(as_nobody + ["cat", "/memories/a.md", "--db", db],
+                             capture_output=True, text=True)
+        assert cat.returncode == 0 and cat.stdout == "a\n", cat.stderr
+        add = subprocess.run(as_nobody + ["add", "--subject", "s", "--relation", "r",
+                                          "--object", "o", "--db", db],
+                             capture_output=True, text=True)
+        assert add.returncode == 1, add.stderr
+        assert add.stderr == ("areev: add: the store cannot be written: "
+                              "attempt to write a readonly database\n")
+        assert open(db, "rb").read() == before
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
