@@ -35,6 +35,19 @@ class StoreFixture : public ::testing::Test {
     EXPECT_TRUE(h.has_value()) << h.error().ToString();
     return h.has_value() ? *h : std::vector<VersionInfo>{};
   }
+  // The keys of the directory's children, in listing order.
+  std::vector<std::string> ChildKeys(std::string_view dir_key) {
+    auto dir = store_->StatKey(ns_, dir_key);
+    EXPECT_TRUE(dir.has_value()) << dir.error().ToString();
+    if (!dir.has_value()) return {};
+    auto kids = store_->ListChildren(dir->id);
+    EXPECT_TRUE(kids.has_value()) << kids.error().ToString();
+    std::vector<std::string> keys;
+    if (kids.has_value()) {
+      for (const NodeInfo& kid : *kids) keys.push_back(kid.key);
+    }
+    return keys;
+  }
 
   ScratchDir dir_{"grainstore_test"};  // first: outlives the store
   std::string path_ = dir_.File("agent.db");
