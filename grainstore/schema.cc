@@ -222,6 +222,23 @@ DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id);
 )sql";
 
+// The file's schema version, after checking that it is ours and not newer.
+Result<std::int64_t> CheckedVersion(Db* db) {
+  auto app = db->QueryInt("PRAGMA application_id");
+  if (!app.has_value()) return app.error();
+  auto version = db->QueryInt("PRAGMA user_version");
+  if (!version.has_value()) return version.error();
+  if (*app != 0 && *app != kApplicationId) {
+    return Status::Corruption("the file is not an areev store");
+  }
+  if (*version > kSchemaVersion) {
+    return Status::Corruption(fmt::format(
+        "the store has schema version {}, newer than this build supports ({})", *version,
+        kSchemaVersion));
+  }
+  return *version;
+}
+
 }  // namespace
 
 Status ConfigureConnection(Db* db, const Options& options) {
@@ -245,27 +262,6 @@ Status ConfigureConnection(Db* db, const Options& options) {
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
   return Status::Ok();
 }
-
-namespace {
-
-// The file's schema version, after checking that it is ours and not newer.
-Result<std::int64_t> CheckedVersion(Db* db) {
-  auto app = db->QueryInt("PRAGMA application_id");
-  if (!app.has_value()) return app.error();
-  auto version = db->QueryInt("PRAGMA user_version");
-  if (!version.has_value()) return version.error();
-  if (*app != 0 && *app != kApplicationId) {
-    return Status::Corruption("the file is not an areev store");
-  }
-  if (*version > kSchemaVersion) {
-    return Status::Corruption(fmt::format(
-        "the store has schema version {}, newer than this build supports ({})", *version,
-        kSchemaVersion));
-  }
-  return *version;
-}
-
-}  // namespace
 
 Status Migrate(Db* db) {
   {
