@@ -160,9 +160,16 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
   (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
   (void)InstallSqlitePageCache();
-  // A name starting with "file:" is a URI to a SQLite built with URI names
-  // on (Debian's is): "file:z.db" would open z.db, "file:x?mode=memory" a
-  // database kept nowhere. The store's path is always a file's name.
+  // The store's path is always a file's name. SQLite would open "" and
+  // ":memory:" as private temporary databases (every write acknowledged,
+  // nothing kept), and a name starting with "file:" as a URI when built with
+  // URI names on (Debian's is): "file:z.db" would open z.db,
+  // "file:x?mode=memory" a database kept nowhere.
+  if (path.empty()) return Status::InvalidArgument("the store path is empty");
+  if (path == ":memory:") {
+    return Status::InvalidArgument(
+        "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
+  }
   const std::string name = path.starts_with("file:") ? "./" + path : path;
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {

@@ -32,25 +32,19 @@ Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
-  // SQLite would open both as a private temporary database: every write
-  // acknowledged, nothing kept.
-  if (path.empty()) return Status::InvalidArgument("the store path is empty");
-  if (path == ":memory:") {
-    return Status::InvalidArgument(
-        "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
-  }
+  if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
+  auto impl = std::make_unique<StoreImpl>(options);
+  GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
   if (!options.create_if_missing) {
-    // SQLite would take an empty file for a new database and the opening
-    // would write a store into it: a caller that may not create one reads.
+    // SQLite would take an empty file for a new database and configuring the
+    // connection would write a store into it: a caller that may not create
+    // one reads. (Opening the file wrote nothing yet.)
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 &&
         !ec) {
       return Status::Corruption("the file is empty, not an areev store");
     }
   }
-  if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
-  auto impl = std::make_unique<StoreImpl>(options);
-  GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
   GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
   GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));
   impl->checkpointer = std::make_unique<Checkpointer>(path);
