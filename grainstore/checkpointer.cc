@@ -35,11 +35,15 @@ void Checkpointer::CheckpointInline() {
     wanted_ = false;  // this pass copies what the thread's would have
   }
   (void)writer_->CheckpointPassive();
+  EndPass();
+}
+
+void Checkpointer::EndPass() {
   {
     std::lock_guard lock(thread_.mu());
     passing_ = false;
   }
-  thread_.cv().notify_all();
+  thread_.cv().notify_all();  // the thread, or a writer waiting its turn
 }
 
 void Checkpointer::Wake() {
@@ -68,11 +72,7 @@ void Checkpointer::Run() {
       passing_ = true;
     }
     if (ready) (void)db.CheckpointPassive();
-    {
-      std::lock_guard lock(thread_.mu());
-      passing_ = false;
-    }
-    thread_.cv().notify_all();
+    EndPass();
   }
 }
 

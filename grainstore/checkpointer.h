@@ -43,6 +43,8 @@ class Checkpointer {
  private:
   static void OnCommit(void* self, int frames);
   void CheckpointInline();
+  // Ends a pass begun by either thread (passing_ set) and wakes the other.
+  void EndPass();
   void Wake();
   void Run();
 
