@@ -77,9 +77,11 @@ void AddFactCommands(CLI::App& app, const GlobalOptions& global,
   CLI::App* add = app.add_subcommand(
       "add", "Add a fact (superseding the same subject+relation) or an event");
   add->add_option("--subject", a->input.subject, "Subject, e.g. alice")
-      ->required();
+      ->required()
+      ->check(NotBlank());
   add->add_option("--relation", a->input.relation, "Relation, e.g. prefers")
-      ->required();
+      ->required()
+      ->check(NotBlank());
   add->add_option("--object", a->input.object, "Object, e.g. tea");
   add->add_option("--context", a->input.context, "Free-text context");
   add->add_flag("--event", a->event,
@@ -90,9 +92,12 @@ void AddFactCommands(CLI::App& app, const GlobalOptions& global,
   auto r = std::make_shared<RecallArgs>();
   CLI::App* recall = app.add_subcommand(
       "recall", "List live facts and events about a subject");
-  recall->add_option("--subject", r->subject, "Subject")->required();
+  recall->add_option("--subject", r->subject, "Subject")
+      ->required()
+      ->check(NotBlank());
   recall->add_option("--relation", r->relation,
-                     "Only this relation (default: any)");
+                     "Only this relation (default: any)")
+      ->check(NotBlank());
   recall->add_flag("--all", r->all, "Include superseded facts");
   recall->add_flag("--json", r->json, "Print a JSON array instead of a table");
   out->push_back({recall, [&global, r] { return RunRecall(global, *r); }});

@@ -213,7 +213,8 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   history->add_option("--subject", h->subject,
                       "Chain subject, e.g. /memories/prefs.md");
   history->add_option("--relation", h->relation, "Chain relation")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(NotBlank());
   history->add_flag("--all", h->all, "Include transient (coalesced) versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});

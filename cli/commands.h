@@ -25,6 +25,19 @@ inline CLI::Validator NotNegative() {
       "N>=0");
 }
 
+// For names such as a subject or a relation: an empty or all-blank value
+// names nothing, so it is refused rather than read as "any" or as a name no
+// one can see in a table.
+inline CLI::Validator NotBlank() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        return value.find_first_not_of(" \t\r\n\v\f") == std::string::npos
+                   ? "must not be empty or blank"
+                   : "";
+      },
+      "TEXT");
+}
+
 // memtool: one memory-tool JSON command (argument, or stdin with "-"), or
 // --batch: one command per stdin line, one JSON result line per command.
 void AddMemtoolCommand(CLI::App& app, const GlobalOptions& global,

@@ -7,9 +7,18 @@
 
 namespace grainstore {
 
+namespace {
+
+// Empty, or nothing but ASCII whitespace: a name no table or query can show.
+bool IsBlank(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos;
+}
+
+}  // namespace
+
 Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
-  if (in.subject.empty() || in.relation.empty()) {
-    return Status::InvalidArgument("a fact needs a subject and a relation");
+  if (IsBlank(in.subject) || IsBlank(in.relation)) {
+    return Status::InvalidArgument("a fact needs a subject and a relation (not blank)");
   }
   if (in.relation == kMemoryFileRelation) {
     return Status::InvalidArgument("memory_file grains are written through the memory tool");

@@ -362,6 +362,16 @@ TEST_F(StoreTest, FactsSupersedeAndRecall) {
   EXPECT_FALSE((*all)[1].live);
   EXPECT_EQ(store_->AddFact(ns_, {.subject = "x", .relation = "memory_file"}).error().code(),
             StatusCode::kInvalidArgument);
+  // Blank names are refused like empty ones, and nothing is written.
+  for (const char* blank : {"", " ", "\t\n"}) {
+    EXPECT_EQ(store_->AddFact(ns_, {.subject = blank, .relation = "r"}).error().code(),
+              StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->AddFact(ns_, {.subject = "x", .relation = blank}).error().code(),
+              StatusCode::kInvalidArgument);
+  }
+  auto none = store_->Recall(ns_, "x", "", true);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->empty());
 }
 
 TEST_F(StoreTest, OpLogRecordsEveryOperationWithCursor) {

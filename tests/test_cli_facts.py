@@ -85,3 +85,24 @@ def test_add_usage_errors(run_areev, db):
     assert bad.returncode == 2 and bad.stderr
     assert run_areev("add", "--subject", "", "--relation", "r", "--db", db).returncode == 2
     assert run_areev("recall", "--db", db).returncode == 2
+
+
+def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
+    """A blank name is refused everywhere, not stored (add) or read as "any" (recall)."""
+    add(run_areev, db, "--subject", "a", "--relation", "r", "--object", "o")
+    cases = [
+        ("add", "--subject", "  ", "--relation", "r"),
+        ("add", "--subject", "a", "--relation", "\t"),
+        ("add", "--subject", "a", "--relation", ""),
+        ("recall", "--subject", " "),
+        ("recall", "--subject", "a", "--relation", ""),
+        ("history", "--subject", "a", "--relation", ""),
+        ("history", "--subject", "a", "--relation", "  "),
+    ]
+    for args in cases:
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "must not be empty or blank" in proc.stderr, (args, proc.stderr)
+        assert proc.stdout == "", args
+    # Nothing was added by the refused calls.
+    assert [f["object"] for f in recall(run_areev, db, "--subject", "a", "--all")] == ["o"]
