@@ -22,6 +22,7 @@ int StatusToErrno(const grainstore::Status& status) {
     case StatusCode::kIsADirectory: return EISDIR;
     case StatusCode::kNotEmpty: return ENOTEMPTY;
     case StatusCode::kTooLarge: return EFBIG;
+    case StatusCode::kNameTooLong: return ENAMETOOLONG;
     case StatusCode::kReadOnly: return EROFS;
   }
   return EIO;
@@ -29,7 +30,7 @@ int StatusToErrno(const grainstore::Status& status) {
 
 int NameStatusToErrno(const grainstore::Status& status) {
   if (status.ok()) return 0;
-  return status.code() == StatusCode::kTooLarge ? ENAMETOOLONG : EINVAL;
+  return status.code() == StatusCode::kNameTooLong ? ENAMETOOLONG : EINVAL;
 }
 
 }  // namespace fusefs

@@ -29,6 +29,7 @@ TEST(StatusToErrnoTest, Table) {
       {Status::IsADirectory("x"), EISDIR},
       {Status::NotEmpty("x"), ENOTEMPTY},
       {Status::TooLarge("x"), EFBIG},
+      {Status::NameTooLong("x"), ENAMETOOLONG},
       {Status::ReadOnly("x"), EROFS},
   };
   for (const Case& c : cases) {
@@ -38,7 +39,7 @@ TEST(StatusToErrnoTest, Table) {
 
 TEST(NameStatusToErrnoTest, TooLongIsNameTooLong) {
   EXPECT_EQ(NameStatusToErrno(Status::Ok()), 0);
-  EXPECT_EQ(NameStatusToErrno(Status::TooLarge("long")), ENAMETOOLONG);
+  EXPECT_EQ(NameStatusToErrno(Status::NameTooLong("long")), ENAMETOOLONG);
   EXPECT_EQ(NameStatusToErrno(Status::InvalidArgument("bad")), EINVAL);
 }
 

@@ -91,7 +91,7 @@ Status ValidateName(std::string_view name) {
     return Status::InvalidArgument("Name " + std::string(name) + " is not allowed");
   }
   if (name.size() > kMaxNameBytes) {
-    return Status::TooLarge("Name is longer than " + std::to_string(kMaxNameBytes) + " bytes");
+    return Status::NameTooLong("Name is longer than " + std::to_string(kMaxNameBytes) + " bytes");
   }
   if (name.find('/') != std::string_view::npos) {
     return Status::InvalidArgument("Name " + std::string(name) + " contains '/'");

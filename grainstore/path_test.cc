@@ -165,7 +165,7 @@ TEST(ValidateNameTest, Table) {
       {"x%2F", StatusCode::kInvalidArgument},
       {"x%5c", StatusCode::kInvalidArgument},
       {"x%5C", StatusCode::kInvalidArgument},
-      {std::string(kMaxNameBytes + 1, 'x'), StatusCode::kTooLarge},
+      {std::string(kMaxNameBytes + 1, 'x'), StatusCode::kNameTooLong},
   };
   for (const NameCase& c : cases) {
     Status status = ValidateName(c.name);

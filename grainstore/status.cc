@@ -18,6 +18,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kIsADirectory: return "IsADirectory";
     case StatusCode::kNotEmpty: return "NotEmpty";
     case StatusCode::kTooLarge: return "TooLarge";
+    case StatusCode::kNameTooLong: return "NameTooLong";
     case StatusCode::kReadOnly: return "ReadOnly";
   }
   return "Unknown";

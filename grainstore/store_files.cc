@@ -180,13 +180,20 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   }
   const std::string old_key = n.key;
   const std::string new_key = JoinKey(parent.info.key, name);
-  if (new_key.size() > kMaxKeyBytes) return Status::TooLarge("path is too long");
+  if (new_key.size() > kMaxKeyBytes) return Status::NameTooLong("path is too long");
   const NodeId old_parent = n.parent_id;
   std::vector<NodeRow> below;
   if (n.kind == NodeKind::kDirectory) {
     auto d = Descendants(n.ns, old_key);
     if (!d) return d.error();
     below = std::move(*d);
+    // Every path under the directory changes by the same number of bytes;
+    // none may leave the range that paths are read and written in.
+    for (const NodeRow& row : below) {
+      if (new_key.size() + (row.info.key.size() - old_key.size()) > kMaxKeyBytes) {
+        return Status::NameTooLong("path is too long");
+      }
+    }
   }
   GRAINSTORE_RETURN_IF_ERROR(UpdateNodePlace(n.id, parent.info.id, name, new_key, now));
   n.parent_id = parent.info.id;

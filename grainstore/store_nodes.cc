@@ -202,7 +202,7 @@ Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::strin
   n.parent_id = parent.info.id;
   n.name = std::string(name);
   n.key = JoinKey(parent.info.key, name);
-  if (n.key.size() > kMaxKeyBytes) return Status::TooLarge("path is too long");
+  if (n.key.size() > kMaxKeyBytes) return Status::NameTooLong("path is too long");
   n.kind = spec.kind;
   n.mode = spec.mode & 07777;
   n.uid = spec.uid;

@@ -1,5 +1,7 @@
 #include "grainstore/store.h"
 
+#include "grainstore/path.h"
+
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,6 +192,29 @@ TEST_F(StoreTest, RenameDirectoryWithMultibyteNamesRekeysByBytes) {
   EXPECT_EQ(ChildKeys("/memories/\xc3\xa9\xc3\xa9/\xf0\x9f\x98\x80"),
             (std::vector<std::string>{"/memories/\xc3\xa9\xc3\xa9/\xf0\x9f\x98\x80/b.txt"}));
   EXPECT_EQ(Hist("/memories/b/a.txt").back().subject, "/memories/b/a.txt");
+}
+
+// A directory rename that would push a path under it past kMaxKeyBytes is
+// refused whole: every file stays readable at its old path.
+TEST_F(StoreTest, RenameDirectoryRefusesPathsPastTheKeyLimit) {
+  std::string deep = "/memories/d";
+  while (deep.size() + 251 <= kMaxKeyBytes - 20) deep += "/" + std::string(250, 'z');
+  const std::string file = deep + "/keep.md";
+  ASSERT_LE(file.size(), kMaxKeyBytes);
+  ASSERT_TRUE(store_->PutFile(ns_, file, "v1").has_value());
+  const std::size_t room = kMaxKeyBytes - file.size();
+  // A new name one byte longer than the room left: the file would pass 4096.
+  const std::string too_long = "/memories/" + std::string(1 + room + 1, 'n');
+  EXPECT_EQ(store_->RenameKey(ns_, "/memories/d", too_long).code(), StatusCode::kNameTooLong);
+  EXPECT_EQ(Read(file), "v1");
+  EXPECT_EQ(Hist(file).size(), 1u);
+  EXPECT_EQ(store_->StatKey(ns_, too_long).error().code(), StatusCode::kNotFound);
+  // Exactly at the limit is fine.
+  const std::string fits = "/memories/" + std::string(1 + room, 'n');
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/d", fits).ok());
+  const std::string moved = fits + file.substr(std::string("/memories/d").size());
+  ASSERT_EQ(moved.size(), kMaxKeyBytes);
+  EXPECT_EQ(Read(moved), "v1");
 }
 
 TEST_F(StoreTest, ListChildrenSortsBytewise) {

@@ -102,6 +102,9 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
       return Failure(parent_is_file);
     case StatusCode::kInvalidArgument:
       return Failure(into_self);
+    case StatusCode::kNameTooLong:
+      // The destination fits, but a path under the moved directory would not.
+      return Failure(Join("Path ", to.raw, " is too long"));
     default:
       return StorageFailure(from.raw, renamed);
   }

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, areev, history, wait_for
+from mount_util import Mount, areev, history, memtool, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -259,6 +259,43 @@ def test_bad_names_clean_errno(mnt):
     expect_errno(errno.EINVAL, os.mkdir, mnt.path / "a%2fb")
     expect_errno(errno.ENAMETOOLONG, open, mnt.path / ("n" * 256), "w")
     assert "rejected name" in mnt.log()  # each refusal leaves a log line
+
+
+def test_paths_past_the_key_limit_are_name_too_long(mnt):
+    """A path over 4096 bytes is ENAMETOOLONG (not EFBIG), also when a directory
+    rename would push a file under it past the limit; nothing moves then."""
+    seg = "d" * 250
+    depth = 0
+    d = mnt.path / "deep"
+    os.mkdir(d)
+    key_len = len("/memories/deep")
+    while key_len + 1 + len(seg) <= 4096 - 20:
+        d = d / seg
+        os.mkdir(d)
+        key_len += 1 + len(seg)
+        depth += 1
+    assert depth >= 15
+    expect_errno(errno.ENAMETOOLONG, os.mkdir, d / seg)
+    expect_errno(errno.ENAMETOOLONG, open, d / seg, "w")
+    # A file that fits, then a rename of its top directory to a longer name.
+    name = "keep.md"
+    (d / name).write_text("kept\n")
+    file_key = key_len + 1 + len(name)
+    longer = "x" * (len("deep") + (4096 - file_key) + 1)
+    expect_errno(errno.ENAMETOOLONG, os.rename, mnt.path / "deep", mnt.path / longer)
+    assert (d / name).read_text() == "kept\n"
+    assert not os.path.exists(mnt.path / longer)
+    # The memory tool refuses the same move with the path message.
+    result = memtool(mnt.db, {"command": "rename", "old_path": "/memories/deep",
+                              "new_path": "/memories/" + longer}, ns=mnt.ns)
+    assert result == {"content": f"Error: Path /memories/{longer} is too long", "is_error": True}
+    rel = "/".join(["deep"] + [seg] * depth + [name])
+    assert areev(mnt.db, "cat", "/memories/" + rel, ns=mnt.ns).stdout == "kept\n"
+    # One byte shorter fits: the file keeps its history at a 4096-byte path.
+    os.rename(mnt.path / "deep", mnt.path / longer[:-1])
+    moved = "/memories/" + longer[:-1] + rel[len("deep"):]
+    assert len(moved.encode()) == 4096
+    assert areev(mnt.db, "cat", moved, ns=mnt.ns).stdout == "kept\n"
 
 
 def test_history_dir_hidden_reserved_and_read_only(mnt):

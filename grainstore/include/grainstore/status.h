@@ -25,6 +25,7 @@ enum class StatusCode : int {
   kIsADirectory,   // a file operation was aimed at a directory
   kNotEmpty,       // a directory that must be empty is not
   kTooLarge,       // a body exceeds Limits::kMaxBodyBytes
+  kNameTooLong,    // a name exceeds kMaxNameBytes or a path kMaxKeyBytes
   kReadOnly,       // a write aimed at an immutable object (a version, a purged body)
 };
 
@@ -46,6 +47,9 @@ class [[nodiscard]] Status {
   static Status IsADirectory(std::string msg) { return {StatusCode::kIsADirectory, std::move(msg)}; }
   static Status NotEmpty(std::string msg) { return {StatusCode::kNotEmpty, std::move(msg)}; }
   static Status TooLarge(std::string msg) { return {StatusCode::kTooLarge, std::move(msg)}; }
+  static Status NameTooLong(std::string msg) {
+    return {StatusCode::kNameTooLong, std::move(msg)};
+  }
   static Status ReadOnly(std::string msg) { return {StatusCode::kReadOnly, std::move(msg)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
