@@ -105,8 +105,8 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
                                         std::int64_t now) {
   static constexpr char kInsert[] =
       "INSERT INTO grains(grain_id, ns_id, type, chain_id, seq, subject, relation, object, "
-      "body_id, size, supersedes, derived_from, op, created_ns) "
-      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "body_id, size, supersedes, derived_from, op, created_ns, flags) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   auto ns_name = NsName(spec.ns);
   if (!ns_name) return ns_name.error();
   std::string supersedes;
@@ -152,6 +152,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   }
   st->BindText(13, spec.op);
   st->BindInt64(14, now);
+  st->BindInt64(15, spec.flags);
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
   ref.row = db.LastInsertRowid();
   if (!spec.body_counted) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));
@@ -185,6 +186,16 @@ Status StoreImpl::SetChainSubject(ChainId id, std::string_view subject) {
   st->BindText(1, subject);
   st->BindInt64(2, static_cast<std::int64_t>(id));
   return st->Run();
+}
+
+Result<std::int64_t> StoreImpl::GrainFlags(std::int64_t grain) {
+  auto st = db.Prepare("SELECT flags FROM grains WHERE id = ?");
+  if (!st) return st.error();
+  st->BindInt64(1, grain);
+  const StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  if (r != StepResult::kRow) return Status::Corruption("a chain's head grain is missing");
+  return st->ColumnInt64(0);
 }
 
 Status StoreImpl::DiscardChain(const ChainRow& chain) {
@@ -236,8 +247,8 @@ Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
     if (!st->ColumnIsNull(7)) v.supersedes = ToHex(st->ColumnBlobView(7));
     if (!st->ColumnIsNull(8)) v.derived_from = ToHex(st->ColumnBlobView(8));
     std::int64_t flags = st->ColumnInt64(9);
-    v.transient = (flags & 1) != 0;
-    v.purged = st->ColumnInt64(10) != 0 && (flags & 2) != 0;
+    v.transient = (flags & kGrainFlagTransient) != 0;
+    v.purged = st->ColumnInt64(10) != 0 && (flags & kGrainFlagPurged) != 0;
     out.push_back(std::move(v));
   }
 }

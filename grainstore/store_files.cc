@@ -21,7 +21,7 @@ constexpr char kRevivableSql[] =
 }  // namespace
 
 Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mtime,
-                           std::int64_t now, bool allow_revive, WriteResult* out) {
+                           std::int64_t now, Saver saver, WriteResult* out) {
   NodeInfo& n = node->info;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::string hash;
@@ -56,7 +56,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
       chain = std::move(*c);
     } else {
       std::int64_t revived = 0;
-      if (allow_revive) {
+      if (saver == Saver::kMount) {
         auto st = db.Prepare(kRevivableSql);
         if (!st) return st.error();
         st->BindInt64(1, n.ns);
@@ -85,7 +85,8 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
       GrainSpec spec{.type = GrainType::kFact, .ns = n.ns, .subject = n.key,
                      .relation = kMemoryFileRelation, .object = "", .body_id = *body_id,
                      .body_hash = hash, .size = body.size(), .op = first ? "create" : "edit",
-                     .derived_from = "", .body_counted = inserted};
+                     .derived_from = "", .body_counted = inserted,
+                     .flags = saver == Saver::kMount ? kGrainFlagMountSave : 0};
       auto g = AppendGrain(&chain, spec, now);
       if (!g) return g.error();
       GRAINSTORE_RETURN_IF_ERROR(
@@ -113,10 +114,21 @@ Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vaca
   if (n.kind != NodeKind::kFile || n.chain_id == 0) return Status::Ok();
   auto chain = ChainById(n.chain_id);
   if (!chain) return chain.error();
+  bool discard = false;
   if (vacate == Vacate::kVacate && now - chain->created_ns < options.revive_window_ns &&
       chain->head_seq <= 1) {
-    // A short-lived file removed within seconds of its creation never keeps a
-    // chain of its own (temp files under names we do not recognise).
+    if (chain->head_grain == 0) {
+      discard = true;  // no version at all
+    } else {
+      auto flags = GrainFlags(chain->head_grain);
+      if (!flags) return flags.error();
+      discard = (*flags & kGrainFlagMountSave) != 0;
+    }
+  }
+  if (discard) {
+    // A short-lived file saved through the mount and removed within seconds
+    // of its creation never keeps a chain of its own (temp files under names
+    // we do not recognise).
     GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*chain));
     return LogOp(n.ns, "discard", n.key, "", n.id, 0, "", now);
   }
@@ -244,7 +256,8 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       auto body = BodyData(src->body_id);
       if (!body) return body.error();
       WriteResult ignored;
-      GRAINSTORE_RETURN_IF_ERROR(SealBody(src, *body, n.mtime_ns, now, true, &ignored));
+      GRAINSTORE_RETURN_IF_ERROR(
+          SealBody(src, *body, n.mtime_ns, now, Saver::kMount, &ignored));
     }
   }
   GRAINSTORE_RETURN_IF_ERROR(TouchDir(old_parent, now));

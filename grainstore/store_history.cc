@@ -151,7 +151,7 @@ Status Store::Purge(NsId ns, std::string_view key) {
       "ORDER BY id";
   static constexpr char kBodies[] =
       "SELECT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL ORDER BY seq";
-  static constexpr char kErase[] =
+  static constexpr char kErase[] =  // flags | kGrainFlagPurged
       "UPDATE grains SET body_id = NULL, flags = flags | 2 WHERE chain_id = ?";
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;

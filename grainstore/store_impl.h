@@ -65,7 +65,21 @@ struct GrainSpec {
   std::string_view op;
   std::string_view derived_from;  // raw grain id or ""
   bool body_counted = false;      // the body row already counts this grain
+  std::int64_t flags = 0;         // kGrainFlag* bits
 };
+
+// Bits of grains.flags (docs/storage-format.md).
+inline constexpr std::int64_t kGrainFlagTransient = 1;  // coalesced away
+inline constexpr std::int64_t kGrainFlagPurged = 2;     // body erased by purge
+inline constexpr std::int64_t kGrainFlagMountSave = 4;  // sealed from a file saved through the mount
+
+// Who seals a file's body (StoreImpl::SealBody). A save through the mount
+// may continue a chain vacated at its key within the revive window, and its
+// version is marked kGrainFlagMountSave, which lets an unlink within that
+// window discard a one-version chain as a temp file. A tool's write (the
+// memory tool, a binding) does neither: what an agent writes is never
+// discarded.
+enum class Saver : std::uint8_t { kTool, kMount };
 
 // How a file's new body is to be stored (StoreImpl::PlanBody).
 struct BodyPlan {
@@ -213,17 +227,19 @@ class StoreImpl {
   Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
   Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, bool revivable);
   Status SetChainSubject(ChainId id, std::string_view subject);
+  // The kGrainFlag* bits of grains row `grain`.
+  Result<std::int64_t> GrainFlags(std::int64_t grain);
   // Removes a chain and its grains entirely (a short-lived temp file's).
   Status DiscardChain(const ChainRow& chain);
   Result<std::vector<VersionInfo>> Versions(ChainId chain);
 
   // ---- file semantics (store_files.cc)
   // Seals `body` as the node's content: a new grain on its chain when the node
-  // is versioned and the content changed; `allow_revive` lets a first seal
-  // continue a chain vacated at this key within the revive window.
+  // is versioned and the content changed (see Saver for what `saver` changes).
   Status SealBody(NodeRow* node, std::string_view body, std::int64_t mtime, std::int64_t now,
-                  bool allow_revive, WriteResult* out);
-  // Tombstones (or discards, when young and vacated) the chain of a file.
+                  Saver saver, WriteResult* out);
+  // Tombstones the chain of a file; discards it instead when it is vacated
+  // young, with one version saved through the mount (a temp file by behaviour).
   Status RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate);
   // Removes a node and everything below it, retiring chains.
   Status RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate);

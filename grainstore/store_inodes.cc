@@ -127,7 +127,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       src->info.versioning = Versioning::kVersioned;
       WriteResult ignored;
       GRAINSTORE_RETURN_IF_ERROR(
-          s.SealBody(&*src, *body, src->info.mtime_ns, now, false, &ignored));
+          s.SealBody(&*src, *body, src->info.mtime_ns, now, Saver::kMount, &ignored));
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
       if (src_before.info.chain_id == 0) {
@@ -207,7 +207,7 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   }
   std::int64_t now = NowNs();
   WriteResult out;
-  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, true, &out));
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount, &out));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return out;
 }

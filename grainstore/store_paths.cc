@@ -98,7 +98,7 @@ Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_vi
     return existing.error();
   }
   const bool created = out.created;
-  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&node, body, now, now, false, &out));
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&node, body, now, now, Saver::kTool, &out));
   out.created = created;
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return out;
@@ -120,7 +120,7 @@ Result<WriteResult> Store::EditFile(NsId ns, std::string_view key, const EditFn&
   GRAINSTORE_RETURN_IF_ERROR(edit(*current, &next));
   std::int64_t now = NowNs();
   WriteResult out;
-  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*node, next, now, now, false, &out));
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*node, next, now, now, Saver::kTool, &out));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return out;
 }

@@ -287,6 +287,27 @@ TEST_F(StoreTest, NamespacesIsolate) {
   EXPECT_EQ(store_->FindNamespace("missing").error().code(), StatusCode::kNotFound);
 }
 
+// Only a file saved through the mount is a temp file by behaviour: a young
+// one-version file the memory tool wrote keeps a tombstone when the mount
+// unlinks it, and can be restored.
+TEST_F(StoreTest, UnlinkDiscardsOnlyYoungFilesSavedThroughTheMount) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/agent.md", "IMPORTANT\n").has_value());
+  auto root = *store_->RootId(ns_);
+  NewNode file{.kind = NodeKind::kFile, .mode = 0644};
+  auto saved = store_->CreateNode(root, "scratch.md", file);
+  ASSERT_TRUE(saved.has_value());
+  ASSERT_TRUE(store_->WriteBody(saved->id, "scratch\n").has_value());
+  ASSERT_TRUE(store_->RemoveNode(root, "agent.md", false).ok());
+  ASSERT_TRUE(store_->RemoveNode(root, "scratch.md", false).ok());
+
+  auto kept = store_->History(ns_, "/memories/agent.md");
+  ASSERT_TRUE(kept.has_value()) << kept.error().ToString();
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ(store_->History(ns_, "/memories/scratch.md").error().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->Restore(ns_, "/memories/agent.md").ok());
+  EXPECT_EQ(Read("/memories/agent.md"), "IMPORTANT\n");
+}
+
 TEST_F(StoreTest, MountStyleRenameOverContinuesTargetChain) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/notes.md", "v1\n").has_value());
   auto root = *store_->RootId(ns_);

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import areev, history, history_dir, wait_for
+from mount_util import areev, history, history_dir, memtool, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -300,3 +300,23 @@ def test_listing_history_of_a_discarded_file_keeps_the_daemon_alive(mnt):
     assert mnt.proc.poll() is None
     (mnt.path / "after.md").write_text("alive\n")
     assert (mnt.path / "after.md").read_text() == "alive\n"
+
+
+def test_unlinking_a_young_file_the_agent_wrote_keeps_a_tombstone(mnt):
+    """A file the memory tool created is never discarded as a temp file when
+    the mount removes it seconds later: it is deleted, and `restore` brings it
+    back. A file saved through the mount and removed at once is discarded."""
+    r = memtool(mnt.db, {"command": "create", "path": "/memories/quick.md",
+                         "file_text": "IMPORTANT\n"}, ns=mnt.ns)
+    assert r["is_error"] is False, r
+    assert wait_for(lambda: (mnt.path / "quick.md").exists())
+    os.unlink(mnt.path / "quick.md")
+    (mnt.path / "scratch.md").write_text("scratch\n")
+    os.unlink(mnt.path / "scratch.md")
+    kept = history(mnt.db, "/memories/quick.md", ns=mnt.ns)
+    assert [v["version"] for v in kept] == [1] and kept[0]["chain_state"] == "deleted"
+    assert history(mnt.db, "/memories/scratch.md", ns=mnt.ns) == []
+    assert history_dir(mnt.path, "quick.md") != []
+    areev(mnt.db, "restore", "/memories/quick.md", ns=mnt.ns)
+    assert areev(mnt.db, "cat", "/memories/quick.md", ns=mnt.ns).stdout == "IMPORTANT\n"
+    assert wait_for(lambda: (mnt.path / "quick.md").exists(), timeout=3)
