@@ -20,6 +20,8 @@ namespace {
 constexpr double kVersionTimeout = 86400.0;
 // Directories gain versions and children; keep their cache short.
 constexpr double kDirTimeout = 1.0;
+// Most names a directory that no longer exists lists.
+constexpr std::size_t kMaxPastChildren = 100000;
 
 timespec ToTs(std::int64_t ns) {
   timespec ts{};
@@ -92,6 +94,26 @@ void HistoryTree::RootEntry(fuse_entry_param* entry) {
   FillEntry(kRootIno, node, entry);
 }
 
+bool HistoryTree::WasDirectory(const std::string& key) {
+  auto names = store_->ChainNamesUnder(ns_, key, 1);
+  return names && !names->empty();
+}
+
+int HistoryTree::ListPastChildren(const std::string& key, std::vector<DirEntry>* out) {
+  auto names = store_->ChainNamesUnder(ns_, key, kMaxPastChildren);
+  if (!names) return StatusToErrno(names.error());
+  for (const std::string& name : *names) {
+    if (name == ".git") continue;
+    Node node{Kind::kDir, grainstore::JoinKey(key, name), {}};
+    DirEntry entry;
+    entry.name = name;
+    entry.ino = Intern(node);
+    FillAttr(entry.ino, node, &entry.st);
+    out->push_back(std::move(entry));
+  }
+  return 0;
+}
+
 grainstore::NodeId HistoryTree::LiveDirectory(const std::string& key) {
   if (key == grainstore::kMemoriesRoot) return root_;
   auto node = store_->StatKey(ns_, key);
@@ -106,16 +128,18 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
   if (name == ".git") return ENOENT;
   if (LiveDirectory(dir.key) == 0) {
     auto versions = store_->History(ns_, dir.key);
-    if (!versions) return ENOENT;
-    std::string_view base = grainstore::BaseName(dir.key);
-    for (const VersionInfo& v : *versions) {
-      if (v.purged || VersionFileName(v, base) != name) continue;
-      Node node{Kind::kVersion, dir.key, v};
-      fuse_ino_t ino = Intern(node);
-      FillEntry(ino, node, entry);
-      return 0;
+    if (versions) {
+      std::string_view base = grainstore::BaseName(dir.key);
+      for (const VersionInfo& v : *versions) {
+        if (v.purged || VersionFileName(v, base) != name) continue;
+        Node node{Kind::kVersion, dir.key, v};
+        fuse_ino_t ino = Intern(node);
+        FillEntry(ino, node, entry);
+        return 0;
+      }
+      return ENOENT;
     }
-    return ENOENT;
+    if (!WasDirectory(dir.key)) return ENOENT;
   }
   std::string child = grainstore::JoinKey(dir.key, name);
   auto stat = store_->StatKey(ns_, child);
@@ -126,6 +150,9 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
     auto versions = store_->History(ns_, child);
     ok = versions && !versions->empty();
   }
+  // A directory that is gone (deleted, or renamed away) while files that
+  // lay in it keep their history there.
+  if (!ok && !stat) ok = WasDirectory(child);
   if (!ok) return ENOENT;
   Node node{Kind::kDir, child, {}};
   fuse_ino_t ino = Intern(node);
@@ -188,7 +215,10 @@ int HistoryTree::List(fuse_ino_t dir, std::vector<DirEntry>* out) {
   if (!Find(dir, &node)) return ENOENT;
   if (node.kind != Kind::kDir) return ENOTDIR;
   grainstore::NodeId live = LiveDirectory(node.key);
-  return live != 0 ? ListChildren(live, out) : ListVersions(node.key, out);
+  if (live != 0) return ListChildren(live, out);
+  int listed = ListVersions(node.key, out);
+  if (listed != ENOENT) return listed;
+  return WasDirectory(node.key) ? ListPastChildren(node.key, out) : ENOENT;
 }
 
 int HistoryTree::ReadBody(fuse_ino_t ino, std::string* body) {

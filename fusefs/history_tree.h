@@ -1,7 +1,9 @@
 // HistoryTree: the read-only .history/ directory of the mount root. It is not
 // listed by readdir of the root but reachable by name. `.history/<dir>/` lists
 // the children of a live directory as directories; `.history/<file>/` lists
-// one read-only file per version of that file (deleted files too).
+// one read-only file per version of that file (deleted files too). A
+// directory that no longer exists (deleted or renamed away) is reachable
+// while files that lay in it keep a history there, and lists those names.
 #ifndef FUSEFS_HISTORY_TREE_H_
 #define FUSEFS_HISTORY_TREE_H_
 
@@ -60,6 +62,9 @@ class HistoryTree {
   void FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const;
   // Live directory id for key (root included), or 0.
   grainstore::NodeId LiveDirectory(const std::string& key);
+  // True when files with a history (not purged) lay under key.
+  bool WasDirectory(const std::string& key);
+  int ListPastChildren(const std::string& key, std::vector<DirEntry>* out);
   int ListChildren(grainstore::NodeId dir, std::vector<DirEntry>* out);
   int ListVersions(const std::string& key, std::vector<DirEntry>* out);
 

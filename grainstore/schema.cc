@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 namespace grainstore {
 namespace {
 
@@ -296,11 +300,21 @@ Status Migrate(Db* db) {
   return txn.Commit();
 }
 
-Status CheckpointTruncate(Db* db) {
-  auto r = db->QueryInt("PRAGMA wal_checkpoint(TRUNCATE)");
-  if (!r.has_value()) return r.error();
-  if (*r != 0) return Status::Busy("a reader kept the WAL from being truncated");
-  return Status::Ok();
+Status CheckpointTruncate(Db* db, int timeout_ms) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    // The first column is 1 when the checkpoint could not finish.
+    auto r = db->QueryInt("PRAGMA wal_checkpoint(TRUNCATE)");
+    if (r.has_value() && *r == 0) return Status::Ok();
+    if (!r.has_value() && r.error().code() != StatusCode::kBusy) return r.error();
+    if (std::chrono::steady_clock::now() + pause > deadline) {
+      return Status::Busy("another process kept the WAL from being truncated");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
 }
 
 Status SyncToDisk(Db* db) {

@@ -19,8 +19,11 @@ Status ConfigureConnection(Db* db, const Options& options);
 // not an areev store or was written by a newer version.
 Status Migrate(Db* db);
 
-// Truncates the WAL after a checkpoint (used after purges).
-Status CheckpointTruncate(Db* db);
+// Checkpoints the whole WAL and truncates it to zero bytes (used after
+// purges). SQLite answers busy at once while another connection runs a
+// checkpoint, and a reader on an older snapshot holds the truncation back;
+// both pass, so this retries until `timeout_ms` has passed, then answers Busy.
+Status CheckpointTruncate(Db* db, int timeout_ms);
 
 // Forces everything committed so far to disk.
 Status SyncToDisk(Db* db);

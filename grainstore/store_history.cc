@@ -1,6 +1,8 @@
 // Version history: listing and reading versions, restore and purge.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "grain_id.h"
 #include "grainstore/path.h"
 #include "grainstore/store.h"
@@ -73,6 +75,51 @@ Result<ChainInfo> Store::FindChain(NsId ns, std::string_view subject, std::strin
   auto chain = FindLatest(impl_.get(), ns, subject, relation);
   if (!chain) return chain.error();
   return ToInfo(*chain);
+}
+
+Result<std::vector<std::string>> Store::ChainNamesUnder(NsId ns, std::string_view dir_key,
+                                                        std::size_t limit) {
+  // One probe per name: after a name with files below it, the next probe
+  // starts past that whole subtree ('0' follows '/'), so a deleted directory
+  // of many files costs as many probes as it has names at this level.
+  static constexpr char kAfter[] =
+      "SELECT subject FROM chains WHERE ns_id = ?1 AND subject > ?2 AND subject < ?3 "
+      "AND relation = 'memory_file' AND state != 3 ORDER BY subject LIMIT 1";
+  static constexpr char kFrom[] =
+      "SELECT subject FROM chains WHERE ns_id = ?1 AND subject >= ?2 AND subject < ?3 "
+      "AND relation = 'memory_file' AND state != 3 ORDER BY subject LIMIT 1";
+  const std::string prefix = std::string(dir_key) + "/";
+  const std::string end = std::string(dir_key) + "0";
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  std::set<std::string> names;
+  std::string cursor = prefix;
+  bool inclusive = false;
+  while (names.size() < limit) {
+    auto st = s.db.Prepare(inclusive ? kFrom : kAfter);
+    if (!st) return st.error();
+    st->BindInt64(1, ns);
+    st->BindText(2, cursor);
+    st->BindText(3, end);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) break;
+    const std::string subject = st->ColumnText(0);
+    const std::string_view rest = std::string_view(subject).substr(prefix.size());
+    const std::size_t slash = rest.find('/');
+    std::string name(rest.substr(0, slash));
+    // "a" (a file), "a.md", then "a/x" (under a directory named "a"): the
+    // same name can come back once after other names.
+    names.insert(name);
+    if (slash == std::string_view::npos) {
+      cursor = subject;
+      inclusive = false;
+    } else {
+      cursor = prefix + name + "0";
+      inclusive = true;
+    }
+  }
+  return std::vector<std::string>(names.begin(), names.end());
 }
 
 Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
@@ -149,6 +196,8 @@ Status Store::Purge(NsId ns, std::string_view key) {
   static constexpr char kDeleted[] =
       "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
       "ORDER BY id";
+  static constexpr char kPurged[] =
+      "SELECT 1 FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 3";
   static constexpr char kBodies[] =
       "SELECT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL ORDER BY seq";
   static constexpr char kErase[] =  // flags | kGrainFlagPurged
@@ -176,7 +225,15 @@ Status Store::Purge(NsId ns, std::string_view key) {
       if (live->has_value()) {
         return Status::Conflict(fmt::format("{} is live; delete it before purging", key));
       }
-      return Status::NotFound(fmt::format("no deleted file at {}", key));
+      auto purged = s.db.Prepare(kPurged);
+      if (!purged) return purged.error();
+      purged->BindInt64(1, ns);
+      purged->BindText(2, key);
+      purged->BindText(3, kMemoryFileRelation);
+      const StepResult r = purged->Step();
+      if (r == StepResult::kError) return purged->status();
+      if (r == StepResult::kDone) return Status::NotFound(fmt::format("no deleted file at {}", key));
+      // Purged before: only the WAL's truncation may be left to finish.
     }
     std::int64_t now = NowNs();
     for (std::int64_t chain : chains) {
@@ -203,7 +260,13 @@ Status Store::Purge(NsId ns, std::string_view key) {
     GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   }
   // Old page images of the erased bodies may still sit in the WAL.
-  return CheckpointTruncate(&s.db);
+  Status truncated = CheckpointTruncate(&s.db, s.options.busy_timeout_ms);
+  if (truncated.code() == StatusCode::kBusy) {
+    return Status::Busy(fmt::format(
+        "{} is purged, but {}, so old pages of it may remain there: run purge again", key,
+        truncated.message()));
+  }
+  return truncated;
 }
 
 }  // namespace grainstore

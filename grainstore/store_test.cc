@@ -3,9 +3,11 @@
 #include "grainstore/path.h"
 
 #include <sqlite3.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -135,6 +137,75 @@ TEST_F(StoreTest, DeleteRestorePurge) {
     std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_EQ(raw.find("SECRET-MARKER"), std::string::npos) << "plaintext left in " << suffix;
   }
+}
+
+// While another process runs a checkpoint, SQLite refuses a second one at
+// once. The purge is committed by then; its WAL truncation waits its turn
+// instead of failing, and leaves no plaintext behind.
+TEST_F(StoreTest, PurgeWaitsOutAnotherProcessesCheckpoint) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/s.md", "SECRET-MARKER-3\n").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/s.md").ok());
+  // A child process holds the WAL index's checkpoint lock (byte 121 of the
+  // -shm file: locks start at 120, the writer's first) for 400 ms.
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int fd = open((path_ + "-shm").c_str(), O_RDWR);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 121;
+    lock.l_len = 1;
+    const char ok = fd >= 0 && fcntl(fd, F_SETLK, &lock) == 0 ? 'y' : 'n';
+    if (write(ready[1], &ok, 1) != 1) _exit(2);
+    usleep(400'000);
+    _exit(0);
+  }
+  char ok = 0;
+  ASSERT_EQ(read(ready[0], &ok, 1), 1);
+  close(ready[0]);
+  close(ready[1]);
+  ASSERT_EQ(ok, 'y');
+  const auto start = std::chrono::steady_clock::now();
+  const Status purged = store_->Purge(ns_, "/memories/s.md");
+  const auto waited = std::chrono::steady_clock::now() - start;
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(purged.ok()) << purged.ToString();
+  EXPECT_GE(waited, std::chrono::milliseconds(100));  // it did meet the lock
+  // Purging again is a no-op that may finish an interrupted truncation.
+  EXPECT_TRUE(store_->Purge(ns_, "/memories/s.md").ok());
+  EXPECT_EQ(store_->Purge(ns_, "/memories/never.md").code(), StatusCode::kNotFound);
+  store_.reset();
+  for (const char* suffix : {"", "-wal"}) {
+    std::ifstream in(path_ + suffix, std::ios::binary);
+    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(raw.find("SECRET-MARKER"), std::string::npos) << "plaintext left in " << suffix;
+  }
+}
+
+// The names under a directory of every file that ever lay there (not purged),
+// once each, also when the directory itself is gone.
+TEST_F(StoreTest, ChainNamesUnderReachGoneDirectories) {
+  for (const char* k : {"/memories/d/a", "/memories/d/a.md", "/memories/d/b/x.md",
+                        "/memories/d/b/y/z.md", "/memories/d/c.md", "/memories/dz.md"}) {
+    ASSERT_TRUE(store_->PutFile(ns_, k, "x").has_value());
+  }
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/d/a").ok());
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/d/a.md", "/memories/d/a/inner.md").code() ==
+              StatusCode::kOk);
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/d/c.md").ok());
+  ASSERT_TRUE(store_->Purge(ns_, "/memories/d/c.md").ok());
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/d").ok());
+  auto names = store_->ChainNamesUnder(ns_, "/memories/d", 100);
+  ASSERT_TRUE(names.has_value()) << names.error().ToString();
+  EXPECT_EQ(*names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*store_->ChainNamesUnder(ns_, "/memories/d/b", 100),
+            (std::vector<std::string>{"x.md", "y"}));
+  EXPECT_EQ(store_->ChainNamesUnder(ns_, "/memories/d", 1)->size(), 1u);
+  EXPECT_TRUE(store_->ChainNamesUnder(ns_, "/memories/none", 100)->empty());
 }
 
 TEST_F(StoreTest, DeleteDirectoryTombstonesEveryFile) {

@@ -320,3 +320,32 @@ def test_unlinking_a_young_file_the_agent_wrote_keeps_a_tombstone(mnt):
     areev(mnt.db, "restore", "/memories/quick.md", ns=mnt.ns)
     assert areev(mnt.db, "cat", "/memories/quick.md", ns=mnt.ns).stdout == "IMPORTANT\n"
     assert wait_for(lambda: (mnt.path / "quick.md").exists(), timeout=3)
+
+
+def test_history_reaches_files_whose_directory_is_gone(mnt):
+    """.history/<dir>/<file>/ still lists a deleted file's versions after its
+    directory was deleted, or renamed away, as `areev history` does."""
+    for path, text in [("/memories/dd/x.md", "X1\n"), ("/memories/dd/sub/y.md", "Y1\n"),
+                       ("/memories/pd/x.md", "PX\n"), ("/memories/pd/keep.md", "K\n")]:
+        r = memtool(mnt.db, {"command": "create", "path": path, "file_text": text}, ns=mnt.ns)
+        assert r["is_error"] is False, r
+    assert memtool(mnt.db, {"command": "delete", "path": "/memories/dd"}, ns=mnt.ns)["is_error"] is False
+    assert memtool(mnt.db, {"command": "delete", "path": "/memories/pd/x.md"},
+                   ns=mnt.ns)["is_error"] is False
+    assert memtool(mnt.db, {"command": "rename", "old_path": "/memories/pd",
+                            "new_path": "/memories/pd2"}, ns=mnt.ns)["is_error"] is False
+    assert len(history(mnt.db, "/memories/dd/x.md", ns=mnt.ns)) == 1
+
+    def past(rel):
+        return wait_for(lambda: history_dir(mnt.path, rel), timeout=3)
+
+    names = past("dd/x.md")
+    assert len(names) == 1 and names[0].endswith(".md")
+    assert (mnt.path / ".history" / "dd" / "x.md" / names[0]).read_text() == "X1\n"
+    assert len(past("dd/sub/y.md")) == 1
+    assert history_dir(mnt.path, "dd") == ["sub", "x.md"]
+    assert len(past("pd/x.md")) == 1
+    assert history_dir(mnt.path, "pd") == ["x.md"]  # keep.md moved on with pd2
+    assert len(history_dir(mnt.path, "pd2/keep.md")) == 2  # create, rename
+    assert not os.path.exists(mnt.path / ".history" / "never")
+    assert not os.path.exists(mnt.path / "dd")  # only .history sees it

@@ -182,6 +182,12 @@ class Store {
                                            std::string_view relation = kMemoryFileRelation);
   Result<ChainInfo> FindChain(NsId ns, std::string_view subject,
                               std::string_view relation = kMemoryFileRelation);
+  // The names one level under `dir_key` of the memory files that have ever
+  // lived below it and were not purged (live or deleted chains): a file's
+  // name, or the name of the directory it lay in. Sorted bytewise, at most
+  // `limit`. Reaches directories that no longer exist, for .history/.
+  Result<std::vector<std::string>> ChainNamesUnder(NsId ns, std::string_view dir_key,
+                                                   std::size_t limit);
   Result<std::vector<VersionInfo>> ChainVersions(ChainId chain);
   // Body of one version. `version` is a 1-based number or a grain-id prefix
   // (at least 6 hex chars). NotFound; ReadOnly if purged.
