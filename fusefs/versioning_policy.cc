@@ -70,6 +70,14 @@ bool IsTempName(std::string_view name) {
   return false;
 }
 
+bool IsTempCopyOf(std::string_view name, std::string_view target) {
+  constexpr std::size_t kSuffix = 6;
+  if (target.empty() || name.size() != target.size() + 2 + kSuffix) return false;
+  if (name.front() != '.' || name.substr(1, target.size()) != target) return false;
+  if (name[1 + target.size()] != '.') return false;
+  return AllOf(name.substr(name.size() - kSuffix), isalnum);
+}
+
 bool IsInsideGitDir(std::string_view parent_key) {
   std::size_t pos = 0;
   while (pos <= parent_key.size()) {

@@ -16,6 +16,11 @@ namespace fusefs {
 // *.vsctmp .~lock.*# tmp???????? (Python tempfile). `*.lock` is NOT matched.
 bool IsTempName(std::string_view name);
 
+// True when `name` is the temporary copy rsync writes for `target` in the
+// same directory before renaming it there: "." + target + "." + six letters
+// or digits (mkstemp's), e.g. ".notes.md.Xy3aQ9" for "notes.md".
+bool IsTempCopyOf(std::string_view name, std::string_view target);
+
 // True when `parent_key` ("/memories/a/.git/refs") has a ".git" segment.
 bool IsInsideGitDir(std::string_view parent_key);
 

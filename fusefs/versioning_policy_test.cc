@@ -42,6 +42,18 @@ TEST(IsInsideGitDirTest, Segments) {
   EXPECT_FALSE(IsInsideGitDir("/memories/.gitx/y"));
 }
 
+TEST(IsTempCopyOfTest, RsyncsCopyOfTheTargetOnly) {
+  EXPECT_TRUE(IsTempCopyOf(".notes.md.Xy3aQ9", "notes.md"));
+  EXPECT_TRUE(IsTempCopyOf(".a.abcdef", "a"));
+  EXPECT_FALSE(IsTempCopyOf(".notes.md.Xy3aQ9", "other.md"));  // another file's
+  EXPECT_FALSE(IsTempCopyOf("notes.md.Xy3aQ9", "notes.md"));   // no leading dot
+  EXPECT_FALSE(IsTempCopyOf(".notes.md.Xy3aQ", "notes.md"));   // five characters
+  EXPECT_FALSE(IsTempCopyOf(".notes.md.Xy3aQ99", "notes.md"));  // seven
+  EXPECT_FALSE(IsTempCopyOf(".notes.md-Xy3aQ9", "notes.md"));
+  EXPECT_FALSE(IsTempCopyOf(".notes.md.Xy3a_9", "notes.md"));
+  EXPECT_FALSE(IsTempCopyOf("..Xy3aQ9", ""));
+}
+
 TEST(VersioningForTest, Combines) {
   EXPECT_EQ(VersioningFor("/memories", "notes.md"), Versioning::kVersioned);
   EXPECT_EQ(VersioningFor("/memories", "Cargo.lock"), Versioning::kVersioned);

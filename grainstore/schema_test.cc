@@ -198,6 +198,16 @@ TEST_F(SchemaTest, BodyReferencesFollowEveryOperation) {
                                   Versioning::kVersioned)));
   EXPECT_EQ(*store.ReadFile(ns, "/memories/t.md"), "only\n");
   EXPECT_EQ(RefMismatches(), 0);
+  // rsync's copy renamed to its new name: its chain goes, the body is sealed
+  // anew at the new name.
+  auto copy = store.CreateNode(root, ".r.md.Ab12Cd", file);
+  ASSERT_TRUE(ok(copy));
+  ASSERT_TRUE(ok(store.WriteBody(copy->id, "rsync\n")));
+  ASSERT_TRUE(ok(store.RenameNode(root, ".r.md.Ab12Cd", root, "r.md", RenameMode::kReplace,
+                                  Versioning::kVersioned, RenameHint::kTempCopy)));
+  EXPECT_EQ(RefMismatches(), 0);
+  ASSERT_TRUE(store.RemoveNode(root, "r.md", false, Vacate::kDelete).ok());
+  ASSERT_TRUE(store.Purge(ns, "/memories/r.md").ok());
   ASSERT_TRUE(store.RemoveNode(root, "t.md", false, Vacate::kDelete).ok());
   ASSERT_TRUE(store.Purge(ns, "/memories/t.md").ok());
   EXPECT_EQ(RefMismatches(), 0);

@@ -109,21 +109,24 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   return Status::Ok();
 }
 
+Result<bool> StoreImpl::IsYoungMountSave(const ChainRow& chain, std::int64_t now) {
+  if (now - chain.created_ns >= options.revive_window_ns || chain.head_seq > 1) return false;
+  if (chain.head_grain == 0) return true;  // no version at all
+  auto flags = GrainFlags(chain.head_grain);
+  if (!flags) return flags.error();
+  return (*flags & kGrainFlagMountSave) != 0;
+}
+
 Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate) {
   const NodeInfo& n = file.info;
   if (n.kind != NodeKind::kFile || n.chain_id == 0) return Status::Ok();
   auto chain = ChainById(n.chain_id);
   if (!chain) return chain.error();
   bool discard = false;
-  if (vacate == Vacate::kVacate && now - chain->created_ns < options.revive_window_ns &&
-      chain->head_seq <= 1) {
-    if (chain->head_grain == 0) {
-      discard = true;  // no version at all
-    } else {
-      auto flags = GrainFlags(chain->head_grain);
-      if (!flags) return flags.error();
-      discard = (*flags & kGrainFlagMountSave) != 0;
-    }
+  if (vacate == Vacate::kVacate) {
+    auto young = IsYoungMountSave(*chain, now);
+    if (!young) return young.error();
+    discard = *young;
   }
   if (discard) {
     // A short-lived file saved through the mount and removed within seconds
@@ -181,7 +184,7 @@ Status AppendRenameGrain(StoreImpl* s, ChainId chain_id, std::string_view subjec
 }  // namespace
 
 Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view name,
-                           Versioning target_versioning, std::int64_t now) {
+                           Versioning target_versioning, std::int64_t now, RenameHint hint) {
   NodeInfo& n = src->info;
   if (parent.info.kind != NodeKind::kDirectory) {
     return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
@@ -236,7 +239,32 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   } else if (n.kind == NodeKind::kFile) {
     const bool was_versioned = n.versioning == Versioning::kVersioned;
     const bool now_versioned = target_versioning == Versioning::kVersioned;
-    if (was_versioned && now_versioned && n.chain_id != 0) {
+    bool copy_in_place = false;
+    if (was_versioned && now_versioned && n.chain_id != 0 && hint == RenameHint::kTempCopy) {
+      auto chain = ChainById(n.chain_id);
+      if (!chain) return chain.error();
+      auto young = IsYoungMountSave(*chain, now);
+      if (!young) return young.error();
+      if (*young) {
+        // The copy's own chain goes; its content is sealed anew at its real
+        // name. Until then the node holds its body as a chainless node does
+        // (SealBody hands that reference back), so discarding the chain
+        // cannot free the body, nor its id be reused under the seal.
+        auto body = BodyData(src->body_id);
+        if (!body) return body.error();
+        GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->body_id, 1));
+        GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*chain));
+        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, "", n.id, 0, "", now));
+        n.chain_id = 0;
+        WriteResult ignored;
+        GRAINSTORE_RETURN_IF_ERROR(
+            SealBody(src, *body, n.mtime_ns, now, Saver::kMount, &ignored));
+        copy_in_place = true;
+      }
+    }
+    if (copy_in_place) {
+      // Sealed above.
+    } else if (was_versioned && now_versioned && n.chain_id != 0) {
       GRAINSTORE_RETURN_IF_ERROR(
           AppendRenameGrain(this, n.chain_id, new_key, src->body_id, n.size, now));
     } else if (was_versioned && !now_versioned) {

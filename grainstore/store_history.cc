@@ -40,7 +40,7 @@ Result<ChainRow> FindLatest(StoreImpl* s, NsId ns, std::string_view subject,
 }
 
 // The body of version `seq` of `chain`: NotFound when the chain has no such
-// version, ReadOnly when its body was purged. `version` (as the caller named
+// version or its body was purged. `version` (as the caller named
 // it) and `subject` word the errors.
 Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
                                 std::string_view version, std::string_view subject) {
@@ -55,7 +55,7 @@ Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
     return Status::NotFound(fmt::format("{} has no version {}", subject, version));
   }
   if (st->ColumnIsNull(0)) {
-    return Status::ReadOnly(fmt::format("version {} of {} was purged", version, subject));
+    return Status::NotFound(fmt::format("version {} of {} was purged", version, subject));
   }
   return s->BodyData(st->ColumnInt64(0));
 }

@@ -245,7 +245,11 @@ class StoreImpl {
   Status RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate);
   // Moves `src` to (parent, name), which must be free; handles chains.
   Status MoveNode(NodeRow* src, const NodeRow& parent, std::string_view name,
-                  Versioning target_versioning, std::int64_t now);
+                  Versioning target_versioning, std::int64_t now,
+                  RenameHint hint = RenameHint::kNone);
+  // True when `chain` is a temp file by behaviour: created within the revive
+  // window, one version, saved through the mount (see Saver).
+  Result<bool> IsYoungMountSave(const ChainRow& chain, std::int64_t now);
 
   Status LogOp(NsId ns, std::string_view op, std::string_view subject,
                std::string_view new_subject, NodeId node, ChainId chain,

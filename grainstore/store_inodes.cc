@@ -72,7 +72,7 @@ Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Va
 
 Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId new_parent,
                                    std::string_view new_name, RenameMode mode,
-                                   Versioning target_versioning) {
+                                   Versioning target_versioning, RenameHint hint) {
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
@@ -144,7 +144,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
   } else if (!dst.error().IsNotFound()) {
     return dst.error();
   }
-  GRAINSTORE_RETURN_IF_ERROR(s.MoveNode(&*src, *dir, new_name, target_versioning, now));
+  GRAINSTORE_RETURN_IF_ERROR(s.MoveNode(&*src, *dir, new_name, target_versioning, now, hint));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return std::move(src->info);
 }

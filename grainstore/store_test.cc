@@ -126,8 +126,9 @@ TEST_F(StoreTest, DeleteRestorePurge) {
   EXPECT_EQ(store_->Restore(ns_, "/memories/old.md").code(), StatusCode::kNotFound);
   ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/old.md").ok());
   ASSERT_TRUE(store_->Purge(ns_, "/memories/old.md").ok());
-  EXPECT_EQ(store_->ReadVersion(ns_, "/memories/old.md", "1").error().code(),
-            StatusCode::kReadOnly);
+  auto purged = store_->ReadVersion(ns_, "/memories/old.md", "1");
+  EXPECT_EQ(purged.error().code(), StatusCode::kNotFound);
+  EXPECT_EQ(purged.error().message(), "version 1 of /memories/old.md was purged");
   auto h = Hist("/memories/old.md");
   ASSERT_EQ(h.size(), 2u);
   EXPECT_TRUE(h[0].purged);
@@ -377,6 +378,39 @@ TEST_F(StoreTest, UnlinkDiscardsOnlyYoungFilesSavedThroughTheMount) {
   EXPECT_EQ(store_->History(ns_, "/memories/scratch.md").error().code(), StatusCode::kNotFound);
   ASSERT_TRUE(store_->Restore(ns_, "/memories/agent.md").ok());
   EXPECT_EQ(Read("/memories/agent.md"), "IMPORTANT\n");
+}
+
+// rsync's first copy of a file: `.NAME.XXXXXX` saved through the mount, then
+// renamed to the new name NAME. One version, created at NAME; without the
+// hint (an explicit mv) the chain moves and records the rename.
+TEST_F(StoreTest, TempCopyRenamedToItsNewNameIsOneVersion) {
+  auto root = *store_->RootId(ns_);
+  NewNode file{.kind = NodeKind::kFile, .mode = 0644};
+  for (const char* tmp : {".a.md.Xy3aQ9", ".b.md.Zz9pQ1"}) {
+    auto n = store_->CreateNode(root, tmp, file);
+    ASSERT_TRUE(n.has_value());
+    ASSERT_TRUE(store_->WriteBody(n->id, "hello\n").has_value());
+  }
+  ASSERT_TRUE(store_->RenameNode(root, ".a.md.Xy3aQ9", root, "a.md", RenameMode::kReplace,
+                                 Versioning::kVersioned, RenameHint::kTempCopy)
+                  .has_value());
+  ASSERT_TRUE(store_->RenameNode(root, ".b.md.Zz9pQ1", root, "b.md", RenameMode::kReplace,
+                                 Versioning::kVersioned)
+                  .has_value());
+  auto a = Hist("/memories/a.md");
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].op, "create");
+  EXPECT_EQ(a[0].subject, "/memories/a.md");
+  EXPECT_EQ(Read("/memories/a.md"), "hello\n");
+  EXPECT_EQ(store_->FindChain(ns_, "/memories/.a.md.Xy3aQ9").error().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(Hist("/memories/b.md").size(), 2u);
+  // A file the memory tool wrote keeps its chain even under the hint.
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/.c.md.Qq1234", "agent\n").has_value());
+  ASSERT_TRUE(store_->RenameNode(root, ".c.md.Qq1234", root, "c.md", RenameMode::kReplace,
+                                 Versioning::kVersioned, RenameHint::kTempCopy)
+                  .has_value());
+  EXPECT_EQ(Hist("/memories/c.md").size(), 2u);
 }
 
 TEST_F(StoreTest, MountStyleRenameOverContinuesTargetChain) {

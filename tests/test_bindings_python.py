@@ -128,6 +128,24 @@ def test_history_survives_rename_and_delete(mem):
     assert len(hist) >= 2
 
 
+def test_history_shows_purges_and_a_purged_version_is_not_found(areev, mem, db, run_areev):
+    """history() carries each version's `purged` and the file's `chain_state`;
+    reading a purged version raises NotFoundError (a ValueError), as the CLI
+    answers it with exit 1, not as a store failure."""
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/s.md", "file_text": "one"}))
+    mem.memory_tool(json.dumps({"command": "create", "path": "/memories/s.md", "file_text": "two"}))
+    assert [(h["purged"], h["chain_state"]) for h in mem.history("/memories/s.md")] == [
+        (False, "live"), (False, "live")]
+    mem.memory_tool(json.dumps({"command": "delete", "path": "/memories/s.md"}))
+    assert {h["chain_state"] for h in mem.history("/memories/s.md")} == {"deleted"}
+    proc = run_areev("purge", "/memories/s.md", "--db", db, "--ns", "assistant")
+    assert proc.returncode == 0, proc.stderr
+    hist = mem.history("/memories/s.md")
+    assert [(h["purged"], h["chain_state"]) for h in hist] == [(True, "purged"), (True, "purged")]
+    with pytest.raises(areev.NotFoundError, match="version 1 of /memories/s.md was purged"):
+        mem.read("/memories/s.md", version=1)
+
+
 # ---- errors --------------------------------------------------------------
 
 def test_tool_error_is_value_error_with_bare_message(areev, mem):

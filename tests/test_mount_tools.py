@@ -155,3 +155,36 @@ def test_handles_open_on_a_file_another_process_deletes_keep_working(mnt):
     for name in ("kept.md", "dirty.md"):
         r = memtool(mnt.db, {"command": "view", "path": f"/memories/{name}"})
         assert r["is_error"], r  # still deleted
+
+
+def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
+    """rsync writes `.NAME.XXXXXX` and renames it to NAME: a first copy is one
+    version created at NAME, an update one more version, and a second run
+    with nothing changed adds none; the copies are byte-identical."""
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    files = {"a.md": "alpha\n", "sub/b.md": "beta\n", "c.txt": "x" * 5000}
+    for rel, text in files.items():
+        (src / rel).write_text(text)
+    dest = str(mnt.path / "rs") + "/"
+
+    def rsync(*extra):
+        subprocess.run(["rsync", "-a", *extra, str(src) + "/", dest], check=True,
+                       capture_output=True, timeout=60)
+
+    rsync()
+    for rel, text in files.items():
+        assert (mnt.path / "rs" / rel).read_text() == text
+        h = history(mnt.db, "/memories/rs/" + rel, ns=mnt.ns)
+        assert [(v["op"], v["subject"]) for v in h] == [("create", "/memories/rs/" + rel)], h
+    names = areev(mnt.db, "log", "--json", ns=mnt.ns).stdout
+    assert ".a.md." in names  # the copy's name is in the op-log, not in any history
+    rsync()  # nothing changed: nothing to write
+    assert len(history(mnt.db, "/memories/rs/a.md", ns=mnt.ns)) == 1
+    (src / "a.md").write_text("alpha 2\n")
+    time.sleep(1.1)  # rsync compares mtimes by the second
+    os.utime(src / "a.md")
+    rsync()
+    h = history(mnt.db, "/memories/rs/a.md", ns=mnt.ns)
+    assert [v["version"] for v in h] == [1, 2]
+    assert (mnt.path / "rs" / "a.md").read_text() == "alpha 2\n"

@@ -115,11 +115,21 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
     error->kind = ErrorKind::kInvalid;
     return rows;
   }
-  auto versions = shared->store->History(shared->ns, parsed->key);
+  // The chain first, then its versions: the state on the rows is that
+  // chain's even if another process deletes or re-creates the file between.
+  auto chain = shared->store->FindChain(shared->ns, parsed->key);
+  if (!chain.has_value()) {
+    Fail(chain.error(), error);
+    return rows;
+  }
+  auto versions = shared->store->ChainVersions(chain->id);
   if (!versions.has_value()) {
     Fail(versions.error(), error);
     return rows;
   }
+  const char* state = "live";
+  if (chain->state == grainstore::ChainState::kDeleted) state = "deleted";
+  if (chain->state == grainstore::ChainState::kPurged) state = "purged";
   rows.reserve(versions->size());
   for (const grainstore::VersionInfo& v : *versions) {
     VersionRow row;
@@ -131,6 +141,8 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
     row.op = v.op;
     row.subject = v.subject;
     row.transient = v.transient;
+    row.purged = v.purged;
+    row.chain_state = state;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -45,6 +45,8 @@ struct VersionRow {
   std::string op;
   std::string subject;
   bool transient = false;
+  bool purged = false;      // the body was erased by `areev purge`
+  std::string chain_state;  // "live", "deleted" or "purged": the file's, on every row
 };
 
 // Handle: thread-safe. Every method may be called from any thread, at the same

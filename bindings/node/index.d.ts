@@ -11,6 +11,10 @@ export interface Version {
   op: string;
   subject: string;
   transient: boolean;
+  /** The body was erased by `areev purge`; reading this version rejects with ERR_AREEV_NOT_FOUND. */
+  purged: boolean;
+  /** The file's state, the same on every version: live, deleted or purged. */
+  chainState: 'live' | 'deleted' | 'purged';
 }
 
 export interface AreevOptions {

@@ -72,6 +72,10 @@ test('history and read expose every version', async () => {
   assert.ok(h[0].createdNs <= h[1].createdNs);
   assert.match(h[1].created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   assert.equal(h[1].grainId.length, 64);
+  assert.deepEqual(h.map((v) => [v.purged, v.chainState]), [[false, 'live'], [false, 'live']]);
+  await m.memoryTool(J({ command: 'create', path: '/memories/gone.md', file_text: 'x' }));
+  await m.memoryTool(J({ command: 'delete', path: '/memories/gone.md' }));
+  assert.deepEqual((await m.history('/memories/gone.md')).map((v) => v.chainState), ['deleted']);
   assert.equal(await m.read('/memories/prefs.md', 1), 'tea\n');
   assert.equal(await m.read('/memories/prefs.md'), 'coffee\n');
   assert.equal(await m.read('/memories/prefs.md', h[0].grainId.slice(0, 8)), 'tea\n');

@@ -138,6 +138,9 @@ napi_value RowsToArray(napi_env env, const std::vector<areev_binding::VersionRow
     SetProp(env, obj, "subject", MakeString(env, r.subject));
     napi_get_boolean(env, r.transient, &v);
     SetProp(env, obj, "transient", v);
+    napi_get_boolean(env, r.purged, &v);
+    SetProp(env, obj, "purged", v);
+    SetProp(env, obj, "chainState", MakeString(env, r.chain_state));
     napi_set_element(env, arr, static_cast<uint32_t>(i), obj);
   }
   return arr;

@@ -11,6 +11,8 @@ class Version(TypedDict):
     op: str
     subject: str
     transient: bool
+    purged: bool  # the body was erased by `areev purge`; read() raises NotFoundError
+    chain_state: str  # "live", "deleted" or "purged": the file's, on every version
 
 class ToolError(ValueError): ...
 class NotFoundError(ValueError, LookupError): ...

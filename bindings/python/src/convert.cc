@@ -46,6 +46,8 @@ PyObject* VersionDict(const areev_binding::VersionRow& row) {
       {"op", Str(row.op, "replace")},
       {"subject", Str(row.subject, "replace")},
       {"transient", PyBool_FromLong(row.transient ? 1 : 0)},
+      {"purged", PyBool_FromLong(row.purged ? 1 : 0)},
+      {"chain_state", Str(row.chain_state, "replace")},
   };
   bool ok = true;
   for (const Item& item : items) {

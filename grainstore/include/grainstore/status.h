@@ -26,7 +26,7 @@ enum class StatusCode : int {
   kNotEmpty,       // a directory that must be empty is not
   kTooLarge,       // a body exceeds Limits::kMaxBodyBytes
   kNameTooLong,    // a name exceeds kMaxNameBytes or a path kMaxKeyBytes
-  kReadOnly,       // a write aimed at an immutable object (a version, a purged body)
+  kReadOnly,       // a write to a store this process cannot write
 };
 
 class [[nodiscard]] Status {

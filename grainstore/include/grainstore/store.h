@@ -68,6 +68,13 @@ enum class RenameMode : std::uint8_t {
   kNoReplace = 1,  // RENAME_NOREPLACE: AlreadyExists if the target exists
 };
 
+// What the mount knows of a rename's source from its name. kTempCopy: the
+// source is a copy made to become the target (rsync writes `.NAME.XXXXXX` and
+// renames it to `NAME`); a young one-version file saved through the mount
+// then moves without a chain of its own, so the copy is one version, created
+// at the target's path.
+enum class RenameHint : std::uint8_t { kNone = 0, kTempCopy = 1 };
+
 // How an unlink through the mount tombstones a versioned file: kVacate keeps
 // the chain revivable for Options::revive_window_ns (an editor's save dance);
 // kDelete is a plain delete.
@@ -161,10 +168,11 @@ class Store {
   // moved node takes the target's chain. `target_versioning` is the versioning
   // the node has under its new name. NotFound, AlreadyExists (kNoReplace),
   // IsADirectory/NotADirectory (kind mismatch), NotEmpty, InvalidArgument
-  // (into itself, bad name). Returns the moved node.
+  // (into itself, bad name). Returns the moved node. See RenameHint.
   Result<NodeInfo> RenameNode(NodeId parent, std::string_view name, NodeId new_parent,
                               std::string_view new_name, RenameMode mode,
-                              Versioning target_versioning);
+                              Versioning target_versioning,
+                              RenameHint hint = RenameHint::kNone);
   // NotFound. Returns the updated node.
   Result<NodeInfo> SetAttributes(NodeId id, const AttrUpdate& update);
   // Current body of a file node. NotFound; IsADirectory.
@@ -190,7 +198,7 @@ class Store {
                                                    std::size_t limit);
   Result<std::vector<VersionInfo>> ChainVersions(ChainId chain);
   // Body of one version. `version` is a 1-based number or a grain-id prefix
-  // (at least 6 hex chars). NotFound; ReadOnly if purged.
+  // (at least 6 hex chars). NotFound, also when the version was purged.
   Result<std::string> ReadVersion(NsId ns, std::string_view subject, std::string_view version,
                                   std::string_view relation = kMemoryFileRelation);
   // Brings the most recently deleted chain at key back as a live file.
