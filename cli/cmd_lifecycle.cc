@@ -73,6 +73,7 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
 
 struct PathArgs {
   std::string path;
+  std::uint64_t chain = 0;  // restore: this deleted chain (0: the latest)
 };
 
 enum class Lifecycle { kRestore, kPurge };
@@ -86,7 +87,8 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   const bool restore = what == Lifecycle::kRestore;
   grainstore::Status st =
-      restore ? s.store->Restore(s.ns, key) : s.store->Purge(s.ns, key);
+      restore ? s.store->Restore(s.ns, key, static_cast<grainstore::ChainId>(args.chain))
+              : s.store->Purge(s.ns, key);
   if (!st.ok())
     return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key),
                        st);
@@ -112,6 +114,10 @@ void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
       "restore", "Bring a deleted file back from its tombstone");
   restore->add_option("path", r->path, "Memory path of the deleted file")
       ->required();
+  restore->add_option("--chain", r->chain,
+                      "This deleted chain, for an older file at the same path "
+                      "(default: the most recently deleted)")
+      ->check(CLI::PositiveNumber);
   out->push_back({restore, [&global, r] {
                     return RunLifecycle(global, *r, Lifecycle::kRestore);
                   }});

@@ -20,6 +20,8 @@ struct HistoryArgs {
   std::string path;
   std::string subject;
   std::string relation = grainstore::kMemoryFileRelation;
+  std::uint64_t chain = 0;
+  const CLI::Option* chain_opt = nullptr;
   bool all = false;
   bool json = false;
 };
@@ -43,6 +45,48 @@ bool ResolveSubject(const HistoryArgs& args, std::string* subject, int* code) {
     return ParsePathArg(raw, subject, code);
   *subject = raw;
   return true;
+}
+
+// The chain --chain names (it must lie at `subject`), else the one History
+// shows: the live file, or the most recently deleted.
+grainstore::Result<grainstore::ChainInfo> PickChain(const Session& s, std::string_view subject,
+                                                    std::string_view relation,
+                                                    const CLI::Option* chain_opt,
+                                                    std::uint64_t chain) {
+  if (chain_opt != nullptr && chain_opt->count() > 0) {
+    return s.store->ChainAt(s.ns, subject, static_cast<grainstore::ChainId>(chain), relation);
+  }
+  return s.store->FindChain(s.ns, subject, relation);
+}
+
+std::string ChainStateWord(grainstore::ChainState state) {
+  switch (state) {
+    case grainstore::ChainState::kLive: return "live";
+    case grainstore::ChainState::kDeleted: return "deleted";
+    case grainstore::ChainState::kPurged: return "purged";
+  }
+  return "live";
+}
+
+// "# other files at this path: ..." when more chains than `shown` lie at
+// `subject` (a file deleted, then another created at the same path).
+std::string OtherChainsNote(const Session& s, std::string_view subject,
+                            std::string_view relation, grainstore::ChainId shown) {
+  auto chains = s.store->ChainsAt(s.ns, subject, relation);
+  if (!chains.has_value()) return "";
+  std::string others;
+  for (const auto& c : *chains) {
+    if (c.id == shown) continue;
+    if (!others.empty()) others += ", ";
+    others += fmt::format("chain {} ({} version{}, {}", c.id, c.head_seq, c.head_seq == 1 ? "" : "s",
+                          ChainStateWord(c.state));
+    if (c.state != grainstore::ChainState::kLive) {
+      others += " " + grainstore::FormatIsoUtc(c.deleted_ns);
+    }
+    others += ")";
+  }
+  if (others.empty()) return "";
+  return fmt::format("# other files at this path: {}; `--chain ID` shows one\n", others);
 }
 
 std::string VersionNote(const grainstore::VersionInfo& v) {
@@ -74,7 +118,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   // The chain first, then its versions: the state printed is that chain's
   // even if another process deletes or re-creates the file in between.
-  auto chain = s.store->FindChain(s.ns, subject, args.relation);
+  auto chain = PickChain(s, subject, args.relation, args.chain_opt, args.chain);
   if (!chain.has_value())
     return ReportError(fmt::format("history {}", subject), chain.error());
   auto versions = s.store->ChainVersions(chain->id);
@@ -83,9 +127,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   if (args.json) {
     // The chain's state rides on every entry (an additive field): a JSON
     // reader tells a deleted file from a live one as the table's note does.
-    const char* state = "live";
-    if (chain->state == grainstore::ChainState::kDeleted) state = "deleted";
-    if (chain->state == grainstore::ChainState::kPurged) state = "purged";
+    const std::string state = ChainStateWord(chain->state);
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& v : *versions) {
       if (v.transient && !args.all) continue;
@@ -98,11 +140,13 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   std::string text = HistoryTable(*versions, args.all);
   if (chain->state != grainstore::ChainState::kLive) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
-    text +=
-        fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
-                    grainstore::FormatIsoUtc(chain->deleted_ns),
-                    purged ? "" : "; `areev restore` brings it back");
+    const std::string how = args.chain_opt->count() > 0
+                                ? fmt::format("; `areev restore --chain {}` brings it back", chain->id)
+                                : "; `areev restore` brings it back";
+    text += fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
+                        grainstore::FormatIsoUtc(chain->deleted_ns), purged ? "" : how);
   }
+  text += OtherChainsNote(s, subject, args.relation, chain->id);
   return Emit(text);
 }
 
@@ -110,6 +154,8 @@ struct CatArgs {
   std::string path;
   std::string version;
   const CLI::Option* version_opt = nullptr;  // given, even as "", when count() > 0
+  std::uint64_t chain = 0;
+  const CLI::Option* chain_opt = nullptr;
 };
 
 int RunCat(const GlobalOptions& global, const CatArgs& args) {
@@ -119,8 +165,15 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   const bool latest = args.version_opt->count() == 0;
-  auto body = latest ? s.store->ReadFile(s.ns, key)
-                     : s.store->ReadVersion(s.ns, key, args.version);
+  grainstore::Result<std::string> body = std::string();
+  if (args.chain_opt->count() > 0) {
+    auto chain = PickChain(s, key, grainstore::kMemoryFileRelation, args.chain_opt, args.chain);
+    if (!chain.has_value()) return ReportError(fmt::format("cat {}", key), chain.error());
+    body = s.store->ReadChainVersion(
+        chain->id, key, latest ? fmt::format("{}", chain->head_seq) : args.version);
+  } else {
+    body = latest ? s.store->ReadFile(s.ns, key) : s.store->ReadVersion(s.ns, key, args.version);
+  }
   if (!body.has_value()) {
     std::string what = latest ? fmt::format("cat {}", key)
                               : fmt::format("cat {} --version {}", key, args.version);
@@ -136,6 +189,8 @@ struct DiffArgs {
   std::size_t context = 3;
   const CLI::Option* from_opt = nullptr;  // given, even as "", when count() > 0
   const CLI::Option* to_opt = nullptr;
+  std::uint64_t chain = 0;
+  const CLI::Option* chain_opt = nullptr;
 };
 
 // The version `spec` names (see grainstore/version_spec.h), or the error.
@@ -160,7 +215,9 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   if (!ParsePathArg(args.path, &key, &code)) return code;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  auto versions = s.store->History(s.ns, key);
+  auto chain = PickChain(s, key, grainstore::kMemoryFileRelation, args.chain_opt, args.chain);
+  if (!chain.has_value()) return ReportError(fmt::format("diff {}", key), chain.error());
+  auto versions = s.store->ChainVersions(chain->id);
   if (!versions.has_value())
     return ReportError(fmt::format("diff {}", key), versions.error());
   if (versions->empty())
@@ -185,13 +242,13 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   }
   std::string old_body;
   if (from != nullptr) {
-    auto body = s.store->ReadVersion(s.ns, key, fmt::format("{}", from->seq));
+    auto body = s.store->ReadChainVersion(chain->id, key, fmt::format("{}", from->seq));
     if (!body.has_value())
       return ReportError(fmt::format("diff {} v{}", key, from->seq),
                          body.error());
     old_body = std::move(body).value();
   }
-  auto new_body = s.store->ReadVersion(s.ns, key, fmt::format("{}", to->seq));
+  auto new_body = s.store->ReadChainVersion(chain->id, key, fmt::format("{}", to->seq));
   if (!new_body.has_value()) {
     return ReportError(fmt::format("diff {} v{}", key, to->seq),
                        new_body.error());
@@ -215,6 +272,9 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   history->add_option("--relation", h->relation, "Chain relation")
       ->capture_default_str()
       ->check(NotBlank());
+  h->chain_opt = history->add_option(
+      "--chain", h->chain, "This chain (an older file deleted at the same path; see the note)")
+      ->check(NotNegative());
   history->add_flag("--all", h->all, "Include transient (coalesced) versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});
@@ -225,6 +285,9 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   cat->add_option("path", c->path, "Memory path")->required();
   c->version_opt = cat->add_option("--version", c->version,
                                    "Version number or grain-id prefix (>= 6 hex)");
+  c->chain_opt = cat->add_option("--chain", c->chain,
+                                 "Read from this chain (an older file at the same path)")
+                   ->check(NotNegative());
   out->push_back({cat, [&global, c] { return RunCat(global, *c); }});
 
   auto d = std::make_shared<DiffArgs>();
@@ -234,6 +297,9 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   d->from_opt = diff->add_option("--from", d->from,
                                  "Old version (default: the one before --to)");
   d->to_opt = diff->add_option("--to", d->to, "New version (default: the newest)");
+  d->chain_opt = diff->add_option("--chain", d->chain,
+                                  "Versions of this chain (an older file at the same path)")
+                   ->check(NotNegative());
   diff->add_option("-U,--unified", d->context, "Lines of context")
       ->check(NotNegative())
       ->capture_default_str();

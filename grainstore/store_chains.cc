@@ -81,6 +81,24 @@ Result<std::optional<ChainRow>> StoreImpl::LatestChain(NsId ns, std::string_view
   return MaybeChain(*st);
 }
 
+Result<std::vector<ChainId>> StoreImpl::ChainIdsAt(NsId ns, std::string_view subject,
+                                                   std::string_view relation) {
+  static constexpr char kSql[] =
+      "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? "
+      "ORDER BY state = 1 DESC, deleted_ns DESC, id DESC";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, subject);
+  st->BindText(3, relation);
+  std::vector<ChainId> ids;
+  for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
+    if (r == StepResult::kError) return st->status();
+    ids.push_back(static_cast<ChainId>(st->ColumnInt64(0)));
+  }
+  return ids;
+}
+
 Result<ChainRow> StoreImpl::NewChain(NsId ns, std::string_view subject,
                                      std::string_view relation, std::int64_t now) {
   static constexpr char kSql[] =

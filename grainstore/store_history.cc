@@ -127,6 +127,51 @@ Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
   return impl_->Versions(chain);
 }
 
+Result<std::vector<ChainInfo>> Store::ChainsAt(NsId ns, std::string_view subject,
+                                               std::string_view relation) {
+  std::lock_guard lock(impl_->mu);
+  auto ids = impl_->ChainIdsAt(ns, subject, relation);
+  if (!ids) return ids.error();
+  std::vector<ChainInfo> out;
+  for (ChainId id : *ids) {
+    auto chain = impl_->ChainById(id);
+    if (!chain) return chain.error();
+    out.push_back(ToInfo(*chain));
+  }
+  return out;
+}
+
+Result<ChainInfo> Store::ChainAt(NsId ns, std::string_view subject, ChainId id,
+                                 std::string_view relation) {
+  std::lock_guard lock(impl_->mu);
+  auto chain = impl_->ChainById(id);
+  if (!chain && !chain.error().IsNotFound()) return chain.error();
+  if (!chain || chain->ns != ns || chain->subject != subject || chain->relation != relation) {
+    return Status::NotFound(fmt::format("{} has no chain {}", subject, id));
+  }
+  return ToInfo(*chain);
+}
+
+namespace {
+
+// ReadVersion within one chain.
+Result<std::string> ChainVersionBody(StoreImpl* s, ChainId chain, const VersionSpec& spec,
+                                     std::string_view version, std::string_view subject) {
+  // A number names its version directly; only a prefix, or a number no
+  // version has that may still be a prefix, needs the chain's list.
+  if (spec.number != 0) {
+    auto body = VersionBody(s, chain, spec.number, version, subject);
+    if (body || !body.error().IsNotFound() || spec.id_prefix.empty()) return body;
+  }
+  auto versions = s->Versions(chain);
+  if (!versions) return versions.error();
+  auto index = MatchVersion(*versions, spec, version, subject);
+  if (!index) return index.error();
+  return VersionBody(s, chain, (*versions)[*index].seq, version, subject);
+}
+
+}  // namespace
+
 Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
                                        std::string_view version, std::string_view relation) {
   std::lock_guard lock(impl_->mu);
@@ -135,23 +180,35 @@ Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
   if (!chain) return chain.error();
   auto spec = ParseVersionSpec(version);
   if (!spec) return spec.error();
-  // A number names its version directly; only a prefix, or a number no
-  // version has that may still be a prefix, needs the chain's list.
-  if (spec->number != 0) {
-    auto body = VersionBody(&s, chain->id, spec->number, version, subject);
-    if (body || !body.error().IsNotFound() || spec->id_prefix.empty()) return body;
+  auto body = ChainVersionBody(&s, chain->id, *spec, version, subject);
+  if (body || !body.error().IsNotFound() || spec->id_prefix.empty()) return body;
+  // A grain id may name a version of an older file at this path.
+  auto ids = s.ChainIdsAt(ns, subject, relation);
+  if (!ids) return ids.error();
+  for (ChainId other : *ids) {
+    if (other == chain->id) continue;
+    auto versions = s.Versions(other);
+    if (!versions) return versions.error();
+    for (const VersionInfo& v : *versions) {
+      if (!v.grain_id.starts_with(spec->id_prefix)) continue;
+      return ChainVersionBody(&s, other, *spec, version, subject);
+    }
   }
-  auto versions = s.Versions(chain->id);
-  if (!versions) return versions.error();
-  auto index = MatchVersion(*versions, *spec, version, subject);
-  if (!index) return index.error();
-  return VersionBody(&s, chain->id, (*versions)[*index].seq, version, subject);
+  return body;
 }
 
-Status Store::Restore(NsId ns, std::string_view key) {
+Result<std::string> Store::ReadChainVersion(ChainId chain, std::string_view subject,
+                                            std::string_view version) {
+  std::lock_guard lock(impl_->mu);
+  auto spec = ParseVersionSpec(version);
+  if (!spec) return spec.error();
+  return ChainVersionBody(impl_.get(), chain, *spec, version, subject);
+}
+
+Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {
   static constexpr char kDeleted[] =
-      "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
-      "ORDER BY deleted_ns DESC, id DESC LIMIT 1";
+      "SELECT id FROM chains WHERE ns_id = ?1 AND subject = ?2 AND relation = ?3 AND state = 2 "
+      "AND (?4 = 0 OR id = ?4) ORDER BY deleted_ns DESC, id DESC LIMIT 1";
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
@@ -163,9 +220,15 @@ Status Store::Restore(NsId ns, std::string_view key) {
     st->BindInt64(1, ns);
     st->BindText(2, key);
     st->BindText(3, kMemoryFileRelation);
+    st->BindInt64(4, static_cast<std::int64_t>(wanted));
     StepResult r = st->Step();
     if (r == StepResult::kError) return st->status();
-    if (r == StepResult::kDone) return Status::NotFound(fmt::format("no deleted file at {}", key));
+    if (r == StepResult::kDone) {
+      if (wanted != 0) {
+        return Status::NotFound(fmt::format("chain {} is not a deleted file at {}", wanted, key));
+      }
+      return Status::NotFound(fmt::format("no deleted file at {}", key));
+    }
     chain_id = st->ColumnInt64(0);
   }
   auto existing = s.NodeByKey(ns, key);

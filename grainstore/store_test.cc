@@ -209,6 +209,30 @@ TEST_F(StoreTest, ChainNamesUnderReachGoneDirectories) {
   EXPECT_TRUE(store_->ChainNamesUnder(ns_, "/memories/none", 100)->empty());
 }
 
+// Two files deleted at one path in turn: both chains stay reachable.
+TEST_F(StoreTest, OlderChainsAtAReusedPathStayReachable) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/s.md", "OLD\n").has_value());
+  const std::string old_id = Hist("/memories/s.md")[0].grain_id;
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/s.md").ok());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/s.md", "NEW\n").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/s.md").ok());
+  auto chains = store_->ChainsAt(ns_, "/memories/s.md");
+  ASSERT_TRUE(chains.has_value());
+  ASSERT_EQ(chains->size(), 2u);
+  const ChainId newer = (*chains)[0].id, older = (*chains)[1].id;
+  EXPECT_GT(newer, older);
+  EXPECT_NE(Hist("/memories/s.md")[0].grain_id, old_id);  // History shows the newer
+  EXPECT_EQ(*store_->ReadVersion(ns_, "/memories/s.md", "1"), "NEW\n");
+  EXPECT_EQ(*store_->ReadVersion(ns_, "/memories/s.md", old_id.substr(0, 8)), "OLD\n");
+  EXPECT_EQ(*store_->ReadChainVersion(older, "/memories/s.md", "1"), "OLD\n");
+  EXPECT_EQ(store_->ChainAt(ns_, "/memories/other.md", older).error().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(store_->Restore(ns_, "/memories/s.md", 12345).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->Restore(ns_, "/memories/s.md", older).ok());
+  EXPECT_EQ(Read("/memories/s.md"), "OLD\n");
+  EXPECT_EQ(store_->ChainAt(ns_, "/memories/s.md", newer)->state, ChainState::kDeleted);
+}
+
 TEST_F(StoreTest, DeleteDirectoryTombstonesEveryFile) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/d/x.md", "x").has_value());
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/d/sub/y.md", "y").has_value());

@@ -130,3 +130,42 @@ def test_purge_leaves_no_plaintext_in_wal_while_another_connection_is_open(run_a
                 assert marker.encode() not in f.read_bytes(), f.name
     finally:
         idle.close()
+
+
+def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
+    """Delete a file, create another at the same path, delete that too: the
+    first file's versions stay readable (by grain id, or with --chain) and
+    it can still be restored, instead of being shadowed for good."""
+    memtool(run_areev, db, command="create", path="/memories/s.md", file_text="OLD\n")
+    old = versions(run_areev, db, "/memories/s.md")[0]
+    memtool(run_areev, db, command="delete", path="/memories/s.md")
+    memtool(run_areev, db, command="create", path="/memories/s.md", file_text="NEW\n")
+    memtool(run_areev, db, command="delete", path="/memories/s.md")
+    new = versions(run_areev, db, "/memories/s.md")[0]
+    assert new["chain_id"] != old["chain_id"]
+    table = run_areev("history", "/memories/s.md", "--db", db).stdout
+    assert (f"# other files at this path: chain {old['chain_id']} (1 version, deleted "
+            in table), table
+    # A grain id from the op-log reads its version, whichever file it was.
+    for prefix in (old["grain_id"][:10], old["grain_id"]):
+        cat = run_areev("cat", "/memories/s.md", "--version", prefix, "--db", db)
+        assert (cat.returncode, cat.stdout) == (0, "OLD\n"), cat.stderr
+    chain = str(old["chain_id"])
+    assert run_areev("cat", "/memories/s.md", "--chain", chain, "--db", db).stdout == "OLD\n"
+    hist = json.loads(run_areev("history", "/memories/s.md", "--chain", chain, "--json",
+                                "--db", db).stdout)
+    assert [v["grain_id"] for v in hist] == [old["grain_id"]]
+    diff = run_areev("diff", "/memories/s.md", "--chain", chain, "--db", db)
+    assert diff.returncode == 0 and "+OLD" in diff.stdout
+    # A chain that is not at this path is not found; a bad id is a usage error.
+    assert run_areev("history", "/memories/s.md", "--chain", "999", "--db", db).returncode == 1
+    assert run_areev("cat", "/memories/s.md", "--chain", "-1", "--db", db).returncode == 2
+    assert run_areev("restore", "/memories/s.md", "--chain", "0", "--db", db).returncode == 2
+    # Restore the older file; the newer stays deleted, and restorable after.
+    proc = run_areev("restore", "/memories/s.md", "--chain", chain, "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    assert run_areev("cat", "/memories/s.md", "--db", db).stdout == "OLD\n"
+    memtool(run_areev, db, command="delete", path="/memories/s.md")
+    again = run_areev("restore", "/memories/s.md", "--chain", str(new["chain_id"]), "--db", db)
+    assert again.returncode == 0, again.stderr
+    assert run_areev("cat", "/memories/s.md", "--db", db).stdout == "NEW\n"

@@ -190,6 +190,14 @@ class Store {
                                            std::string_view relation = kMemoryFileRelation);
   Result<ChainInfo> FindChain(NsId ns, std::string_view subject,
                               std::string_view relation = kMemoryFileRelation);
+  // Every chain whose subject is `subject` (one live file at most, then the
+  // deleted and purged ones), in the order History picks from: the live one,
+  // then the most recently deleted first.
+  Result<std::vector<ChainInfo>> ChainsAt(NsId ns, std::string_view subject,
+                                          std::string_view relation = kMemoryFileRelation);
+  // The chain `id` if its subject is `subject` in `ns`, else NotFound.
+  Result<ChainInfo> ChainAt(NsId ns, std::string_view subject, ChainId id,
+                            std::string_view relation = kMemoryFileRelation);
   // The names one level under `dir_key` of the memory files that have ever
   // lived below it and were not purged (live or deleted chains): a file's
   // name, or the name of the directory it lay in. Sorted bytewise, at most
@@ -198,13 +206,21 @@ class Store {
                                                    std::size_t limit);
   Result<std::vector<VersionInfo>> ChainVersions(ChainId chain);
   // Body of one version. `version` is a 1-based number or a grain-id prefix
-  // (at least 6 hex chars). NotFound, also when the version was purged.
+  // (at least 6 hex chars). A number names a version of the chain History
+  // shows; a grain id is looked for in every chain at `subject` (an older
+  // file deleted at the same path too). NotFound, also when the version was
+  // purged.
   Result<std::string> ReadVersion(NsId ns, std::string_view subject, std::string_view version,
                                   std::string_view relation = kMemoryFileRelation);
-  // Brings the most recently deleted chain at key back as a live file.
-  // NotFound (nothing deleted there), AlreadyExists (key is taken),
-  // NotADirectory (an ancestor is a file).
-  Status Restore(NsId ns, std::string_view key);
+  // Body of one version of chain `chain` (see ReadVersion); `subject` words
+  // the errors.
+  Result<std::string> ReadChainVersion(ChainId chain, std::string_view subject,
+                                       std::string_view version);
+  // Brings a deleted chain at key back as a live file: the most recently
+  // deleted one, or chain `chain` (which must be a deleted chain at key).
+  // NotFound (nothing deleted there, or `chain` is not), AlreadyExists (key
+  // is taken), NotADirectory (an ancestor is a file).
+  Status Restore(NsId ns, std::string_view key, ChainId chain = 0);
   // Erases for good the bodies of every deleted chain at key (no plaintext
   // left in the database file or its WAL once no reader pins old pages).
   // NotFound (no deleted chain there), Conflict (the file is live).
