@@ -21,7 +21,8 @@ constexpr char kRevivableSql[] =
 }  // namespace
 
 Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mtime,
-                           std::int64_t now, Saver saver, WriteResult* out) {
+                           std::int64_t now, Saver saver, WriteResult* out,
+                           std::string_view derived_from) {
   NodeInfo& n = node->info;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::string hash;
@@ -85,7 +86,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
       GrainSpec spec{.type = GrainType::kFact, .ns = n.ns, .subject = n.key,
                      .relation = kMemoryFileRelation, .object = "", .body_id = *body_id,
                      .body_hash = hash, .size = body.size(), .op = first ? "create" : "edit",
-                     .derived_from = "", .body_counted = inserted,
+                     .derived_from = derived_from, .body_counted = inserted,
                      .flags = saver == Saver::kMount ? kGrainFlagMountSave : 0};
       auto g = AppendGrain(&chain, spec, now);
       if (!g) return g.error();
@@ -162,9 +163,11 @@ Status StoreImpl::RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacat
 
 namespace {
 
-// Appends a provenance grain recording that a chain moved to `subject`.
+// Appends a provenance grain recording that a chain moved to `subject`; its
+// raw id goes to `grain` when given.
 Status AppendRenameGrain(StoreImpl* s, ChainId chain_id, std::string_view subject,
-                         std::int64_t body_id, std::uint64_t size, std::int64_t now) {
+                         std::int64_t body_id, std::uint64_t size, std::int64_t now,
+                         std::string* grain = nullptr) {
   auto chain = s->ChainById(chain_id);
   if (!chain) return chain.error();
   if (chain->subject == subject) return Status::Ok();
@@ -178,6 +181,7 @@ Status AppendRenameGrain(StoreImpl* s, ChainId chain_id, std::string_view subjec
                  .body_hash = *hash, .size = size, .op = "rename", .derived_from = prev};
   auto g = s->AppendGrain(&*chain, spec, now);
   if (!g) return g.error();
+  if (grain != nullptr) *grain = g->id;
   return Status::Ok();
 }
 
@@ -195,6 +199,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   }
   const std::string old_key = n.key;
   const std::string new_key = JoinKey(parent.info.key, name);
+  std::string logged_grain;  // a moved file's rename grain, for the op-log
   if (new_key.size() > kMaxKeyBytes) return Status::NameTooLong("path is too long");
   const NodeId old_parent = n.parent_id;
   std::vector<NodeRow> below;
@@ -265,8 +270,8 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     if (copy_in_place) {
       // Sealed above.
     } else if (was_versioned && now_versioned && n.chain_id != 0) {
-      GRAINSTORE_RETURN_IF_ERROR(
-          AppendRenameGrain(this, n.chain_id, new_key, src->body_id, n.size, now));
+      GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->body_id,
+                                                   n.size, now, &logged_grain));
     } else if (was_versioned && !now_versioned) {
       // Moved to a temp/backup name: the path is vacated, its chain revivable.
       if (n.chain_id != 0) {
@@ -290,7 +295,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   }
   GRAINSTORE_RETURN_IF_ERROR(TouchDir(old_parent, now));
   if (parent.info.id != old_parent) GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.info.id, now));
-  return LogOp(n.ns, "rename", old_key, new_key, n.id, n.chain_id, "", now);
+  return LogOp(n.ns, "rename", old_key, new_key, n.id, n.chain_id, logged_grain, now);
 }
 
 }  // namespace grainstore

@@ -240,8 +240,9 @@ class StoreImpl {
   // ---- file semantics (store_files.cc)
   // Seals `body` as the node's content: a new grain on its chain when the node
   // is versioned and the content changed (see Saver for what `saver` changes).
+  // `derived_from` (a raw grain id) records where a moved body came from.
   Status SealBody(NodeRow* node, std::string_view body, std::int64_t mtime, std::int64_t now,
-                  Saver saver, WriteResult* out);
+                  Saver saver, WriteResult* out, std::string_view derived_from = {});
   // Tombstones the chain of a file; discards it instead when it is vacated
   // young, with one version saved through the mount (a temp file by behaviour).
   Status RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate);

@@ -1,6 +1,7 @@
 // Store operations addressed by node id: the mount's view of the tree.
 #include <fmt/format.h>
 
+#include "grain_id.h"
 #include "grainstore/path.h"
 #include "grainstore/store.h"
 #include "store_impl.h"
@@ -114,6 +115,17 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       auto body = s.BodyData(src->body_id);
       if (!body) return body.error();
       GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate));
+      // The new version derives from the source's last one, unless the
+      // source's chain was a temp file's and is gone.
+      std::string derived_from;
+      if (src->info.chain_id != 0) {
+        auto moved = s.ChainById(src->info.chain_id);
+        if (moved) {
+          derived_from = moved->head_id;
+        } else if (!moved.error().IsNotFound()) {
+          return moved.error();
+        }
+      }
       const NodeRow src_before = *src;
       const std::string old_key = src->info.key;
       const ChainId chain = dst->info.chain_id;
@@ -125,9 +137,9 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       src->info.key = dst->info.key;
       src->info.chain_id = chain;
       src->info.versioning = Versioning::kVersioned;
-      WriteResult ignored;
-      GRAINSTORE_RETURN_IF_ERROR(
-          s.SealBody(&*src, *body, src->info.mtime_ns, now, Saver::kMount, &ignored));
+      WriteResult sealed;
+      GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*src, *body, src->info.mtime_ns, now, Saver::kMount,
+                                            &sealed, derived_from));
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
       if (src_before.info.chain_id == 0) {
@@ -135,8 +147,12 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       }
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
+      std::string grain;  // the new version, if the content changed
+      if (sealed.new_version && !FromHex(sealed.grain_id, &grain)) {
+        return Status::Corruption("a sealed version's id is not hex");
+      }
       GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->info.ns, "rename", old_key, src->info.key,
-                                         src->info.id, chain, "", now));
+                                         src->info.id, chain, grain, now));
       GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
       return std::move(src->info);
     }

@@ -437,6 +437,32 @@ TEST_F(StoreTest, TempCopyRenamedToItsNewNameIsOneVersion) {
   EXPECT_EQ(Hist("/memories/c.md").size(), 2u);
 }
 
+// A rename records where the content came from: the moved file's rename
+// version in the op-log, and over an existing file the target's new version
+// derives from the source's last one.
+TEST_F(StoreTest, RenamesRecordProvenance) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "a1\n").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "a2\n").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/dst.md", "d1\n").has_value());
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/a.md", "/memories/src.md").ok());
+  const std::string src_head = Hist("/memories/src.md").back().grain_id;
+  auto root = *store_->RootId(ns_);
+  ASSERT_TRUE(store_->RenameNode(root, "src.md", root, "dst.md", RenameMode::kReplace,
+                                 Versioning::kVersioned)
+                  .has_value());
+  auto dst = Hist("/memories/dst.md");
+  ASSERT_EQ(dst.size(), 2u);
+  EXPECT_EQ(dst[1].op, "edit");
+  EXPECT_EQ(dst[1].derived_from, src_head);
+  auto ops = store_->ReadOps(ns_, 0, 1000);
+  ASSERT_TRUE(ops.has_value());
+  std::vector<std::string> renames;
+  for (const auto& op : *ops) {
+    if (op.op == "rename") renames.push_back(op.grain_id);
+  }
+  EXPECT_EQ(renames, (std::vector<std::string>{src_head, dst[1].grain_id}));
+}
+
 TEST_F(StoreTest, MountStyleRenameOverContinuesTargetChain) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/notes.md", "v1\n").has_value());
   auto root = *store_->RootId(ns_);
