@@ -73,7 +73,8 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
 
 struct PathArgs {
   std::string path;
-  std::uint64_t chain = 0;  // restore: this deleted chain (0: the latest)
+  std::uint64_t chain = 0;  // restore --chain: this deleted chain
+  const CLI::Option* chain_opt = nullptr;
 };
 
 enum class Lifecycle { kRestore, kPurge };
@@ -86,6 +87,10 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   const bool restore = what == Lifecycle::kRestore;
+  if (restore && args.chain_opt != nullptr && args.chain_opt->count() > 0 && args.chain == 0) {
+    // Chain ids start at 1; Restore reads 0 as "the latest".
+    return Fail(kExitFailed, fmt::format("restore {}: {} has no chain 0", key, key));
+  }
   grainstore::Status st =
       restore ? s.store->Restore(s.ns, key, static_cast<grainstore::ChainId>(args.chain))
               : s.store->Purge(s.ns, key);
@@ -114,10 +119,11 @@ void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
       "restore", "Bring a deleted file back from its tombstone");
   restore->add_option("path", r->path, "Memory path of the deleted file")
       ->required();
-  restore->add_option("--chain", r->chain,
-                      "This deleted chain, for an older file at the same path "
-                      "(default: the most recently deleted)")
-      ->check(CLI::PositiveNumber);
+  r->chain_opt = restore
+                     ->add_option("--chain", r->chain,
+                                  "This deleted chain, for an older file at the same path "
+                                  "(default: the most recently deleted)")
+                     ->check(NotNegative());
   out->push_back({restore, [&global, r] {
                     return RunLifecycle(global, *r, Lifecycle::kRestore);
                   }});

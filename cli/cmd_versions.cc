@@ -268,7 +268,8 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       "history", "List the versions of a file (or any chain)");
   history->add_option("path", h->path, "Memory path (same as --subject)");
   history->add_option("--subject", h->subject,
-                      "Chain subject, e.g. /memories/prefs.md");
+                      "Chain subject, e.g. /memories/prefs.md")
+      ->check(NotBlank());
   history->add_option("--relation", h->relation, "Chain relation")
       ->capture_default_str()
       ->check(NotBlank());

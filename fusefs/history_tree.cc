@@ -127,6 +127,8 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
   if (dir.kind != Kind::kDir) return ENOTDIR;
   if (name == ".git") return ENOENT;
   if (LiveDirectory(dir.key) == 0) {
+    // The key is a file's (live or deleted), a gone directory's, or both:
+    // a file deleted at /memories/k, then a directory k made and deleted.
     auto versions = store_->History(ns_, dir.key);
     if (versions) {
       std::string_view base = grainstore::BaseName(dir.key);
@@ -137,7 +139,6 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
         FillEntry(ino, node, entry);
         return 0;
       }
-      return ENOENT;
     }
     if (!WasDirectory(dir.key)) return ENOENT;
   }
@@ -216,9 +217,11 @@ int HistoryTree::List(fuse_ino_t dir, std::vector<DirEntry>* out) {
   if (node.kind != Kind::kDir) return ENOTDIR;
   grainstore::NodeId live = LiveDirectory(node.key);
   if (live != 0) return ListChildren(live, out);
+  // A file's versions, a gone directory's names, or both (see Lookup).
   int listed = ListVersions(node.key, out);
-  if (listed != ENOENT) return listed;
-  return WasDirectory(node.key) ? ListPastChildren(node.key, out) : ENOENT;
+  if (listed != 0 && listed != ENOENT) return listed;
+  if (!WasDirectory(node.key)) return listed;
+  return ListPastChildren(node.key, out);
 }
 
 int HistoryTree::ReadBody(fuse_ino_t ino, std::string* body) {

@@ -4,7 +4,9 @@
 #include <sodium.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -26,6 +28,10 @@ bool ValidNsName(std::string_view name) {
   return true;
 }
 
+// How long a reader waits for an empty store file to be written by the
+// process creating it.
+constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
+
 }  // namespace
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
@@ -39,10 +45,18 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
     // SQLite would take an empty file for a new database and configuring the
     // connection would write a store into it: a caller that may not create
     // one reads. (Opening the file wrote nothing yet.)
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 &&
-        !ec) {
-      return Status::Corruption("the file is empty, not an areev store");
+    // A process creating the store leaves the file empty for a moment, so
+    // an empty file gets a short while to become a store first.
+    const auto give_up = std::chrono::steady_clock::now() + kEmptyFileGrace;
+    for (;;) {
+      std::error_code ec;
+      const bool empty = std::filesystem::is_regular_file(path, ec) &&
+                         std::filesystem::file_size(path, ec) == 0 && !ec;
+      if (!empty) break;
+      if (std::chrono::steady_clock::now() >= give_up) {
+        return Status::Corruption("the file is empty, not an areev store");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
   GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));

@@ -101,8 +101,14 @@ Result<std::vector<ChainId>> StoreImpl::ChainIdsAt(NsId ns, std::string_view sub
 
 Result<ChainRow> StoreImpl::NewChain(NsId ns, std::string_view subject,
                                      std::string_view relation, std::int64_t now) {
+  // Chain ids are never handed out again (the op-log names them): one more
+  // than both the largest id and counters.chain_floor, which DiscardChain
+  // raises to the id it removes. Stores from before the counter have no row.
   static constexpr char kSql[] =
-      "INSERT INTO chains(ns_id, relation, subject, state, created_ns) VALUES(?, ?, ?, 1, ?)";
+      "INSERT INTO chains(id, ns_id, relation, subject, state, created_ns) VALUES("
+      "max(coalesce((SELECT max(id) FROM chains), 0), "
+      "coalesce((SELECT value FROM counters WHERE name = 'chain_floor'), 0)) + 1, "
+      "?, ?, ?, 1, ?)";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
@@ -221,6 +227,10 @@ Status StoreImpl::DiscardChain(const ChainRow& chain) {
       "SELECT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL ORDER BY seq";
   static constexpr char kGrains[] = "DELETE FROM grains WHERE chain_id = ?";
   static constexpr char kChain[] = "DELETE FROM chains WHERE id = ?";
+  // Keeps the id from being handed out again (see NewChain).
+  static constexpr char kRaiseFloor[] =
+      "INSERT INTO counters(name, value) VALUES('chain_floor', ?) "
+      "ON CONFLICT(name) DO UPDATE SET value = max(value, excluded.value)";
   std::vector<std::int64_t> bodies;
   {
     auto st = db.Prepare(kBodies);
@@ -231,7 +241,7 @@ Status StoreImpl::DiscardChain(const ChainRow& chain) {
       bodies.push_back(st->ColumnInt64(0));
     }
   }
-  for (const char* sql : {kGrains, kChain}) {
+  for (const char* sql : {kGrains, kChain, kRaiseFloor}) {
     auto st = db.Prepare(sql);
     if (!st) return st.error();
     st->BindInt64(1, static_cast<std::int64_t>(chain.id));

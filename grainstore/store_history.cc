@@ -185,15 +185,22 @@ Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
   // A grain id may name a version of an older file at this path.
   auto ids = s.ChainIdsAt(ns, subject, relation);
   if (!ids) return ids.error();
+  ChainId found = 0;
+  int matches = 0;
   for (ChainId other : *ids) {
     if (other == chain->id) continue;
     auto versions = s.Versions(other);
     if (!versions) return versions.error();
     for (const VersionInfo& v : *versions) {
       if (!v.grain_id.starts_with(spec->id_prefix)) continue;
-      return ChainVersionBody(&s, other, *spec, version, subject);
+      found = other;
+      ++matches;
     }
   }
+  if (matches > 1) {
+    return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", version));
+  }
+  if (matches == 1) return ChainVersionBody(&s, found, *spec, version, subject);
   return body;
 }
 

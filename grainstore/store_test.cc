@@ -463,6 +463,31 @@ TEST_F(StoreTest, RenamesRecordProvenance) {
   EXPECT_EQ(renames, (std::vector<std::string>{src_head, dst[1].grain_id}));
 }
 
+// The op-log names chains by id: a discarded chain's id is never handed to
+// another file, also across reopening the store.
+TEST_F(StoreTest, ChainIdsAreNeverReused) {
+  auto root = *store_->RootId(ns_);
+  NewNode file{.kind = NodeKind::kFile, .mode = 0644};
+  auto scratch = store_->CreateNode(root, "scratch.md", file);
+  ASSERT_TRUE(scratch.has_value());
+  ASSERT_TRUE(store_->WriteBody(scratch->id, "scratch\n").has_value());
+  const ChainId discarded = store_->FindChain(ns_, "/memories/scratch.md")->id;
+  ASSERT_TRUE(store_->RemoveNode(root, "scratch.md", false).ok());
+  ASSERT_EQ(store_->FindChain(ns_, "/memories/scratch.md").error().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/next.md", "next\n").has_value());
+  EXPECT_GT(store_->FindChain(ns_, "/memories/next.md")->id, discarded);
+  auto again = store_->CreateNode(root, "again.md", file);
+  ASSERT_TRUE(again.has_value());
+  ASSERT_TRUE(store_->WriteBody(again->id, "again\n").has_value());
+  const ChainId second = store_->FindChain(ns_, "/memories/again.md")->id;
+  ASSERT_TRUE(store_->RemoveNode(root, "again.md", false).ok());
+  store_.reset();
+  auto reopened = Store::Open(path_);
+  ASSERT_TRUE(reopened.has_value());
+  ASSERT_TRUE((*reopened)->PutFile(ns_, "/memories/last.md", "last\n").has_value());
+  EXPECT_GT((*reopened)->FindChain(ns_, "/memories/last.md")->id, second);
+}
+
 TEST_F(StoreTest, MountStyleRenameOverContinuesTargetChain) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/notes.md", "v1\n").has_value());
   auto root = *store_->RootId(ns_);
@@ -702,6 +727,33 @@ TEST_F(StoreTest, OpenRejectsForeignFiles) {
 
 // A body row lost to damage of the file is reported as corruption, never
 // read as an empty body (the reads join bodies with LEFT JOIN).
+// A reader that finds the file another process is creating still empty
+// waits for the store instead of calling it "not an areev store"; a file that
+// stays empty is still refused.
+TEST_F(StoreTest, AReaderWaitsForAStoreBeingCreated) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "a\n").has_value());
+  store_.reset();  // checkpoints: the file alone is the whole store
+  const std::string made = dir_.File("made.db");
+  std::filesystem::copy_file(path_, made);
+  const std::string fresh = dir_.File("fresh.db");
+  { std::ofstream touch(fresh); }
+  std::thread creator([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::filesystem::copy_file(made, fresh, std::filesystem::copy_options::overwrite_existing);
+  });
+  Options read_only;
+  read_only.create_if_missing = false;
+  auto opened = Store::Open(fresh, read_only);
+  creator.join();
+  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  auto ns = (*opened)->FindNamespace("default");
+  ASSERT_TRUE(ns.has_value());
+  EXPECT_EQ(*(*opened)->ReadFile(*ns, "/memories/a.md"), "a\n");
+  const std::string empty = dir_.File("empty.db");
+  { std::ofstream touch(empty); }
+  EXPECT_EQ(Store::Open(empty, read_only).error().code(), StatusCode::kCorruption);
+}
+
 TEST_F(StoreTest, AMissingBodyIsCorruptionNotAnEmptyFile) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/x.md", "precious\n").has_value());
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/empty.md", "").has_value());

@@ -98,6 +98,7 @@ def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
         ("recall", "--subject", "a", "--relation", ""),
         ("history", "--subject", "a", "--relation", ""),
         ("history", "--subject", "a", "--relation", "  "),
+        ("history", "--subject", "  ", "--relation", "r"),
     ]
     for args in cases:
         proc = run_areev(*args, "--db", db)

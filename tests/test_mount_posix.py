@@ -263,27 +263,38 @@ def test_bad_names_clean_errno(mnt):
 
 def test_paths_past_the_key_limit_are_name_too_long(mnt):
     """A path over 4096 bytes is ENAMETOOLONG (not EFBIG), also when a directory
-    rename would push a file under it past the limit; nothing moves then."""
+    rename would push a file under it past the limit; nothing moves then.
+    Every call is relative to an open directory: the kernel itself refuses an
+    absolute path over PATH_MAX before the daemon sees it."""
     seg = "d" * 250
     depth = 0
-    d = mnt.path / "deep"
-    os.mkdir(d)
+    os.mkdir(mnt.path / "deep")
+    fds = [os.open(mnt.path / "deep", os.O_RDONLY | os.O_DIRECTORY)]
     key_len = len("/memories/deep")
-    while key_len + 1 + len(seg) <= 4096 - 20:
-        d = d / seg
-        os.mkdir(d)
-        key_len += 1 + len(seg)
-        depth += 1
-    assert depth >= 15
-    expect_errno(errno.ENAMETOOLONG, os.mkdir, d / seg)
-    expect_errno(errno.ENAMETOOLONG, open, d / seg, "w")
-    # A file that fits, then a rename of its top directory to a longer name.
-    name = "keep.md"
-    (d / name).write_text("kept\n")
-    file_key = key_len + 1 + len(name)
-    longer = "x" * (len("deep") + (4096 - file_key) + 1)
-    expect_errno(errno.ENAMETOOLONG, os.rename, mnt.path / "deep", mnt.path / longer)
-    assert (d / name).read_text() == "kept\n"
+    try:
+        while key_len + 1 + len(seg) <= 4096 - 20:
+            os.mkdir(seg, dir_fd=fds[-1])
+            fds.append(os.open(seg, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+            key_len += 1 + len(seg)
+            depth += 1
+        assert depth >= 15
+        expect_errno(errno.ENAMETOOLONG, lambda: os.mkdir(seg, dir_fd=fds[-1]))
+        expect_errno(errno.ENAMETOOLONG,
+                     lambda: os.open(seg, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fds[-1]))
+        # A file that fits, then a rename of its top directory to a longer name.
+        name = "keep.md"
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fds[-1])
+        os.write(fd, b"kept\n")
+        os.close(fd)
+        file_key = key_len + 1 + len(name)
+        longer = "x" * (len("deep") + (4096 - file_key) + 1)
+        expect_errno(errno.ENAMETOOLONG, os.rename, mnt.path / "deep", mnt.path / longer)
+        fd = os.open(name, os.O_RDONLY, dir_fd=fds[-1])
+        assert os.read(fd, 100) == b"kept\n"
+        os.close(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
     assert not os.path.exists(mnt.path / longer)
     # The memory tool refuses the same move with the path message.
     result = memtool(mnt.db, {"command": "rename", "old_path": "/memories/deep",

@@ -349,3 +349,12 @@ def test_history_reaches_files_whose_directory_is_gone(mnt):
     assert len(history_dir(mnt.path, "pd2/keep.md")) == 2  # create, rename
     assert not os.path.exists(mnt.path / ".history" / "never")
     assert not os.path.exists(mnt.path / "dd")  # only .history sees it
+    # A key that was a file, then a directory: both histories stay reachable.
+    for cmd in [{"command": "create", "path": "/memories/k", "file_text": "K\n"},
+                {"command": "delete", "path": "/memories/k"},
+                {"command": "create", "path": "/memories/k/f.md", "file_text": "F\n"},
+                {"command": "delete", "path": "/memories/k"}]:
+        assert memtool(mnt.db, cmd, ns=mnt.ns)["is_error"] is False, cmd
+    listed = past("k")
+    assert "f.md" in listed and len(listed) == 2, listed  # k's own version, and f.md
+    assert len(past("k/f.md")) == 1
