@@ -56,6 +56,9 @@ int Snapshot(Filesystem& fs, fuse_ino_t ino, std::vector<DirEntry>* out) {
     if (!page) return FailureErrno("readdir", page.error());
     if (!page->empty()) after = page->back().name;  // before the names are moved out
     for (auto& child : *page) {
+      // A .history the memory tool made at the root stays in the store, but
+      // the mount's name is the virtual history directory, never listed.
+      if (ino == FUSE_ROOT_ID && child.name == grainstore::kHistoryDirName) continue;
       DirEntry entry;
       entry.name = child.name;
       entry.ino = fs.ToFuse(child.id);

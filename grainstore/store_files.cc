@@ -194,9 +194,6 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
   }
   GRAINSTORE_RETURN_IF_ERROR(ValidateName(name));
-  if (parent.info.parent_id == 0 && name == kHistoryDirName) {
-    return Status::InvalidArgument(fmt::format("{} is a reserved name", kHistoryDirName));
-  }
   const std::string old_key = n.key;
   const std::string new_key = JoinKey(parent.info.key, name);
   std::string logged_grain;  // a moved file's rename grain, for the op-log

@@ -193,9 +193,6 @@ Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::strin
     return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
   }
   GRAINSTORE_RETURN_IF_ERROR(ValidateName(name));
-  if (parent.info.parent_id == 0 && name == kHistoryDirName) {
-    return Status::InvalidArgument(fmt::format("{} is a reserved name", kHistoryDirName));
-  }
   NodeRow row;
   NodeInfo& n = row.info;
   n.ns = ns;

@@ -48,9 +48,6 @@ ToolResult Failure(std::string message);
 ToolResult StorageFailure(std::string_view raw, const grainstore::Status& status);
 // The message for a body above grainstore::Limits::kMaxBodyBytes.
 std::string TooLargeMessage(std::string_view raw);
-// True if `path` names something under the reserved /memories/.history.
-bool IsReserved(const grainstore::MemoryPath& path);
-std::string ReservedMessage(std::string_view raw);
 
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range);
 ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text);

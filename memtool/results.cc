@@ -48,17 +48,6 @@ std::string TooLargeMessage(std::string_view raw) {
   return msg;
 }
 
-bool IsReserved(const grainstore::MemoryPath& path) {
-  return !path.segments.empty() && path.segments.front() == grainstore::kHistoryDirName;
-}
-
-std::string ReservedMessage(std::string_view raw) {
-  std::string msg = "Path ";
-  msg.append(raw);
-  msg.append(" is reserved for version history");
-  return msg;
-}
-
 }  // namespace internal
 
 std::string ToJsonLine(const ToolResult& result) {

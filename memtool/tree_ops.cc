@@ -40,7 +40,6 @@ Presence Probe(const Target& t, std::string_view key, grainstore::Status* failur
 ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text) {
   const std::string exists = Join("File ", p.raw, " already exists");
   if (p.path.is_root()) return Failure(exists);
-  if (IsReserved(p.path)) return Failure(ReservedMessage(p.raw));
   if (file_text.size() > grainstore::Limits::kMaxBodyBytes) return Failure(TooLargeMessage(p.raw));
   grainstore::Result<grainstore::WriteResult> written =
       t.store->PutFile(t.ns, p.path.key, file_text);
@@ -87,7 +86,6 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
       Join(Join("Cannot rename ", from.raw, " to a subdirectory of itself, "), to.raw);
   if (grainstore::IsStrictlyInside(to.path.key, from.path.key)) return Failure(into_self);
   const std::string parent_is_file = Join("A parent of ", to.raw, " is a file, not a directory");
-  if (IsReserved(to.path)) return Failure(ReservedMessage(to.raw));
 
   const grainstore::Status renamed = t.store->RenameKey(t.ns, from.path.key, to.path.key);
   if (renamed.ok()) return Success(Join(Join("Successfully renamed ", from.raw, " to "), to.raw));

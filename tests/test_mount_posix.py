@@ -4,12 +4,13 @@ import errno
 import mmap
 import os
 import stat
+import subprocess
 import time
 
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, areev, history, memtool, wait_for
+from mount_util import Mount, areev, history, history_dir, memtool, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -335,6 +336,31 @@ def test_reserved_history_name_refused_via_rename(mnt):
     with pytest.raises(OSError) as info:
         os.rename(mnt.path / "x", mnt.path / ".history")
     assert info.value.errno in (errno.EPERM, errno.EINVAL, errno.EEXIST, errno.EISDIR, errno.EROFS)
+
+
+def test_a_history_directory_the_memory_tool_made_is_shadowed(mnt):
+    """The memory tool may use /memories/.history like any hidden name. On the
+    mount, .history stays the version directory: the agent's is not listed,
+    grep -r never reads it, and its files' versions are under
+    .history/.history/."""
+    for cmd in [{"command": "create", "path": "/memories/.history/x.md", "file_text": "SHADOW1\n"},
+                {"command": "str_replace", "path": "/memories/.history/x.md",
+                 "old_str": "SHADOW1", "new_str": "SHADOW2"},
+                {"command": "create", "path": "/memories/a.md", "file_text": "a\n"}]:
+        assert memtool(mnt.db, cmd, ns=mnt.ns)["is_error"] is False, cmd
+    assert wait_for(lambda: "a.md" in os.listdir(mnt.path), timeout=3)
+    assert ".history" not in os.listdir(mnt.path)
+    assert "a.md" in os.listdir(mnt.path / ".history")  # the virtual directory
+    names = wait_for(lambda: history_dir(mnt.path, ".history/x.md"), timeout=3)
+    assert len(names) == 2
+    assert (mnt.path / ".history" / ".history" / "x.md" / names[1]).read_text() == "SHADOW2\n"
+    grep = subprocess.run(["grep", "-r", "SHADOW", str(mnt.path)], capture_output=True, text=True)
+    assert grep.returncode == 1 and grep.stdout == "", grep.stdout
+    with pytest.raises(OSError) as info:
+        os.mkdir(mnt.path / ".history")
+    assert info.value.errno in (errno.EPERM, errno.EEXIST)
+    assert memtool(mnt.db, {"command": "view", "path": "/memories/.history/x.md"},
+                   ns=mnt.ns)["content"].endswith("     1\tSHADOW2\n     2\t")
 
 
 def test_big_file_and_big_directory(mnt):

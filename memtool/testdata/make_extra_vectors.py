@@ -156,10 +156,15 @@ case("path_double_slash_normalises_to_same_key",
      ok(view("/memories/"), listing("/memories/", ("2B", "a.txt"))),
      ok(view("/memories/a.txt/"), view_file("/memories/a.txt/", "yy")))
 
-case("path_reserved_history_directory",
-     err({"command": "create", "path": "/memories/.history/x.txt", "file_text": "x"},
-         "Path /memories/.history/x.txt is reserved for version history"),
-     ok(view("/memories"), listing("/memories")))
+case("path_history_directory_is_an_ordinary_hidden_name",
+     create("/memories/.history/x.txt", "x"),
+     ok(view("/memories/.history/x.txt"), view_file("/memories/.history/x.txt", "x")),
+     ok(view("/memories"), listing("/memories")),
+     create("/memories/f.txt", "f"),
+     ok({"command": "rename", "old_path": "/memories/f.txt", "new_path": "/memories/.history/f.txt"},
+        "Successfully renamed /memories/f.txt to /memories/.history/f.txt"),
+     ok({"command": "delete", "path": "/memories/.history"},
+        "Successfully deleted /memories/.history"))
 
 # ---- view -----------------------------------------------------------------
 FIVE = "one\ntwo\nthree\nfour\nfive"
