@@ -11,6 +11,7 @@
 #include "grainstore/path.h"
 #include "history_tree.h"
 #include "log.h"
+#include "versioning_policy.h"
 
 namespace fusefs {
 
@@ -193,6 +194,19 @@ std::string Filesystem::KeyOf(grainstore::NodeId id) {
   if (id == root_) return std::string(grainstore::kMemoriesRoot);
   auto node = store_->GetNode(id);
   return node ? node->key : std::string();
+}
+
+grainstore::Versioning Filesystem::VersioningOfNewName(grainstore::NodeId dir,
+                                                       std::string_view name) {
+  const grainstore::Versioning by_name = VersioningFor(KeyOf(dir), name);
+  if (by_name != grainstore::Versioning::kVersioned) return by_name;
+  const std::string_view database = SqliteSidecarBase(name);
+  if (database.empty()) return by_name;
+  auto beside = store_->Lookup(dir, database);
+  if (beside && beside->kind == grainstore::NodeKind::kFile) {
+    return grainstore::Versioning::kUnversioned;
+  }
+  return by_name;
 }
 
 int Filesystem::CheckNewName(fuse_ino_t parent, std::string_view name, const char* op) {

@@ -118,6 +118,10 @@ class Filesystem {
   // EROFS inside .history, EPERM for .history at the root, EINVAL /
   // ENAMETOOLONG for names grainstore::ValidateName rejects. Logs refusals.
   int CheckNewName(fuse_ino_t parent, std::string_view name, const char* op);
+  // Versioning for a file named `name` in directory `dir` (store id): the
+  // name policy (VersioningFor), and a SQLite sidecar (`X-journal`, `X-wal`,
+  // `X-shm`) is unversioned while a file X lies beside it.
+  grainstore::Versioning VersioningOfNewName(grainstore::NodeId dir, std::string_view name);
   // Seals every dirty draft (unmount).
   void SealAll();
 

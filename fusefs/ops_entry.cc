@@ -106,7 +106,7 @@ void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, d
     if (int err = fs.CheckNewName(parent, name, "mknod")) return (void)fuse_reply_err(req, err);
     if (!S_ISREG(mode)) return (void)fuse_reply_err(req, EPERM);  // no fifos, sockets, devices
     auto spec = NewNodeFor(req, fs, parent, NodeKind::kFile, mode);
-    spec.versioning = VersioningFor(fs.KeyOf(fs.FromFuse(parent)), name);
+    spec.versioning = fs.VersioningOfNewName(fs.FromFuse(parent), name);
     auto node = fs.store().CreateNode(fs.FromFuse(parent), name, spec);
     if (!node) return (void)fuse_reply_err(req, FailureErrno("mknod", node.error()));
     fs.EntryAdded(fs.FromFuse(parent), *node);
@@ -163,7 +163,7 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     if (!(flags & RENAME_NOREPLACE)) replaced = PrepareToLoseName(fs, new_dir, newname);
     auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
                                            : grainstore::RenameMode::kReplace;
-    auto versioning = VersioningFor(fs.KeyOf(new_dir), newname);
+    auto versioning = fs.VersioningOfNewName(new_dir, newname);
     auto hint = new_dir == dir && IsTempCopyOf(from, newname) ? grainstore::RenameHint::kTempCopy
                                                               : grainstore::RenameHint::kNone;
     auto node = fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning, hint);

@@ -109,7 +109,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
       std::lock_guard<std::mutex> lock(parent_inode->mu);
       if (parent_inode->info.mode & S_ISGID) spec.gid = parent_inode->info.gid;
     }
-    spec.versioning = VersioningFor(fs.KeyOf(dir), name);
+    spec.versioning = fs.VersioningOfNewName(dir, name);
     auto node = fs.store().CreateNode(dir, name, spec);
     if (!node && node.error().IsAlreadyExists() && !(fi->flags & O_EXCL)) {
       return CreateExisting(req, fs, parent, name, fi);

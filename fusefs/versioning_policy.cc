@@ -78,6 +78,15 @@ bool IsTempCopyOf(std::string_view name, std::string_view target) {
   return AllOf(name.substr(name.size() - kSuffix), isalnum);
 }
 
+std::string_view SqliteSidecarBase(std::string_view name) {
+  for (std::string_view suffix : {"-journal", "-wal", "-shm"}) {
+    if (name.size() > suffix.size() && EndsWith(name, suffix)) {
+      return name.substr(0, name.size() - suffix.size());
+    }
+  }
+  return {};
+}
+
 bool IsInsideGitDir(std::string_view parent_key) {
   std::size_t pos = 0;
   while (pos <= parent_key.size()) {

@@ -21,6 +21,12 @@ bool IsTempName(std::string_view name);
 // or digits (mkstemp's), e.g. ".notes.md.Xy3aQ9" for "notes.md".
 bool IsTempCopyOf(std::string_view name, std::string_view target);
 
+// The database name a SQLite sidecar file belongs to: "notes.db" for
+// "notes.db-journal", "notes.db-wal" or "notes.db-shm"; "" for other names.
+// A sidecar is rewritten on every commit: it is a temp file by behaviour
+// when its database lies beside it (the caller checks that).
+std::string_view SqliteSidecarBase(std::string_view name);
+
 // True when `parent_key` ("/memories/a/.git/refs") has a ".git" segment.
 bool IsInsideGitDir(std::string_view parent_key);
 

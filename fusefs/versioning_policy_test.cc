@@ -54,6 +54,15 @@ TEST(IsTempCopyOfTest, RsyncsCopyOfTheTargetOnly) {
   EXPECT_FALSE(IsTempCopyOf("..Xy3aQ9", ""));
 }
 
+TEST(SqliteSidecarBaseTest, JournalWalAndShm) {
+  EXPECT_EQ(SqliteSidecarBase("notes.db-journal"), "notes.db");
+  EXPECT_EQ(SqliteSidecarBase("x.sqlite-wal"), "x.sqlite");
+  EXPECT_EQ(SqliteSidecarBase("db-shm"), "db");
+  EXPECT_EQ(SqliteSidecarBase("-wal"), "");
+  EXPECT_EQ(SqliteSidecarBase("journal.md"), "");
+  EXPECT_EQ(SqliteSidecarBase("notes.db"), "");
+}
+
 TEST(VersioningForTest, Combines) {
   EXPECT_EQ(VersioningFor("/memories", "notes.md"), Versioning::kVersioned);
   EXPECT_EQ(VersioningFor("/memories", "Cargo.lock"), Versioning::kVersioned);

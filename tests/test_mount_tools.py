@@ -188,3 +188,29 @@ def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
     h = history(mnt.db, "/memories/rs/a.md", ns=mnt.ns)
     assert [v["version"] for v in h] == [1, 2]
     assert (mnt.path / "rs" / "a.md").read_text() == "alpha 2\n"
+
+
+def test_sqlite_sidecar_files_never_become_versions(mnt):
+    """A SQLite database kept in the mount rewrites its -journal (or -wal) on
+    every commit; beside their database those are temp files by behaviour.
+    The database itself is versioned and stays intact."""
+    import sqlite3
+    for mode in ("delete", "wal"):
+        path = mnt.path / f"{mode}.db"
+        con = sqlite3.connect(path)
+        con.execute(f"PRAGMA journal_mode={mode}")
+        con.execute("CREATE TABLE t(x)")
+        for i in range(15):
+            with con:
+                con.execute("INSERT INTO t VALUES(?)", (i,))
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        con.close()
+        con = sqlite3.connect(path)
+        assert con.execute("SELECT count(*) FROM t").fetchone() == (15,)
+        con.close()
+        assert history(mnt.db, f"/memories/{mode}.db", ns=mnt.ns) != []
+    for sidecar in ("delete.db-journal", "wal.db-wal", "wal.db-shm"):
+        assert history(mnt.db, "/memories/" + sidecar, ns=mnt.ns) == [], sidecar
+    # A file that merely ends like a sidecar, with no database beside it, is versioned.
+    (mnt.path / "travel-journal").write_text("day one\n")
+    assert len(history(mnt.db, "/memories/travel-journal", ns=mnt.ns)) == 1
