@@ -16,6 +16,12 @@ namespace {
   "h.grain_id, coalesce(h.created_ns, 0) FROM chains AS c LEFT JOIN grains AS h ON h.id = " \
   "(SELECT g.id FROM grains AS g WHERE g.chain_id = c.id ORDER BY g.seq DESC LIMIT 1) "
 
+// The chains at one subject, the one History shows first: the live one, then
+// the most recently deleted.
+#define GS_CHAINS_AT_SUBJECT                                  \
+  GS_CHAIN_SELECT "WHERE c.ns_id = ? AND c.subject = ? AND c.relation = ? " \
+  "ORDER BY c.state = 1 DESC, c.deleted_ns DESC, c.id DESC"
+
 ChainRow ReadChain(const Statement& st) {
   ChainRow c;
   c.id = static_cast<ChainId>(st.ColumnInt64(0));
@@ -70,9 +76,7 @@ Result<std::optional<ChainRow>> StoreImpl::LiveChain(NsId ns, std::string_view s
 
 Result<std::optional<ChainRow>> StoreImpl::LatestChain(NsId ns, std::string_view subject,
                                                        std::string_view relation) {
-  static constexpr char kSql[] = GS_CHAIN_SELECT
-      "WHERE c.ns_id = ? AND c.subject = ? AND c.relation = ? "
-      "ORDER BY c.state = 1 DESC, c.deleted_ns DESC, c.id DESC LIMIT 1";
+  static constexpr char kSql[] = GS_CHAINS_AT_SUBJECT " LIMIT 1";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
@@ -81,22 +85,21 @@ Result<std::optional<ChainRow>> StoreImpl::LatestChain(NsId ns, std::string_view
   return MaybeChain(*st);
 }
 
-Result<std::vector<ChainId>> StoreImpl::ChainIdsAt(NsId ns, std::string_view subject,
-                                                   std::string_view relation) {
-  static constexpr char kSql[] =
-      "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? "
-      "ORDER BY state = 1 DESC, deleted_ns DESC, id DESC";
+Result<std::vector<ChainRow>> StoreImpl::ChainsAt(NsId ns, std::string_view subject,
+                                                  std::string_view relation) {
+  static constexpr char kSql[] = GS_CHAINS_AT_SUBJECT;
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
   st->BindText(2, subject);
   st->BindText(3, relation);
-  std::vector<ChainId> ids;
-  for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
-    if (r == StepResult::kError) return st->status();
-    ids.push_back(static_cast<ChainId>(st->ColumnInt64(0)));
+  std::vector<ChainRow> rows;
+  for (;;) {
+    auto c = MaybeChain(*st);
+    if (!c) return c.error();
+    if (!c->has_value()) return rows;
+    rows.push_back(std::move(**c));
   }
-  return ids;
 }
 
 Result<ChainRow> StoreImpl::NewChain(NsId ns, std::string_view subject,

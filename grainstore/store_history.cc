@@ -130,14 +130,10 @@ Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
 Result<std::vector<ChainInfo>> Store::ChainsAt(NsId ns, std::string_view subject,
                                                std::string_view relation) {
   std::lock_guard lock(impl_->mu);
-  auto ids = impl_->ChainIdsAt(ns, subject, relation);
-  if (!ids) return ids.error();
+  auto chains = impl_->ChainsAt(ns, subject, relation);
+  if (!chains) return chains.error();
   std::vector<ChainInfo> out;
-  for (ChainId id : *ids) {
-    auto chain = impl_->ChainById(id);
-    if (!chain) return chain.error();
-    out.push_back(ToInfo(*chain));
-  }
+  for (const ChainRow& c : *chains) out.push_back(ToInfo(c));
   return out;
 }
 
@@ -183,24 +179,26 @@ Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
   auto body = ChainVersionBody(&s, chain->id, *spec, version, subject);
   if (body || !body.error().IsNotFound() || spec->id_prefix.empty()) return body;
   // A grain id may name a version of an older file at this path.
-  auto ids = s.ChainIdsAt(ns, subject, relation);
-  if (!ids) return ids.error();
+  auto chains = s.ChainsAt(ns, subject, relation);
+  if (!chains) return chains.error();
   ChainId found = 0;
+  std::uint32_t found_seq = 0;
   int matches = 0;
-  for (ChainId other : *ids) {
-    if (other == chain->id) continue;
-    auto versions = s.Versions(other);
+  for (const ChainRow& other : *chains) {
+    if (other.id == chain->id) continue;
+    auto versions = s.Versions(other.id);
     if (!versions) return versions.error();
     for (const VersionInfo& v : *versions) {
       if (!v.grain_id.starts_with(spec->id_prefix)) continue;
-      found = other;
+      found = other.id;
+      found_seq = v.seq;
       ++matches;
     }
   }
   if (matches > 1) {
     return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", version));
   }
-  if (matches == 1) return ChainVersionBody(&s, found, *spec, version, subject);
+  if (matches == 1) return VersionBody(&s, found, found_seq, version, subject);
   return body;
 }
 

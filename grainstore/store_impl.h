@@ -227,10 +227,10 @@ class StoreImpl {
   Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
   Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, bool revivable);
   Status SetChainSubject(ChainId id, std::string_view subject);
-  // Ids of every chain at subject, in LatestChain's order (live first, then
-  // the most recently deleted).
-  Result<std::vector<ChainId>> ChainIdsAt(NsId ns, std::string_view subject,
-                                          std::string_view relation);
+  // Every chain at subject, in LatestChain's order (live first, then the
+  // most recently deleted).
+  Result<std::vector<ChainRow>> ChainsAt(NsId ns, std::string_view subject,
+                                         std::string_view relation);
   // The kGrainFlag* bits of grains row `grain`.
   Result<std::int64_t> GrainFlags(std::int64_t grain);
   // Removes a chain and its grains entirely (a short-lived temp file's).
