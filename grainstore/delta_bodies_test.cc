@@ -143,8 +143,7 @@ TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfAnAppendedFile) {
   EXPECT_EQ(Read("/memories/keep.md"), "kept\n");
   store_.reset();
   for (const char* suffix : {"", "-wal"}) {
-    std::ifstream in(path_ + suffix, std::ios::binary);
-    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string raw = test::FileBytes(path_ + suffix);
     EXPECT_EQ(raw.find("SECRET-BASE"), std::string::npos) << "plaintext left in " << suffix;
     EXPECT_EQ(raw.find("appended line 7"), std::string::npos) << "plaintext left in " << suffix;
   }

@@ -136,8 +136,7 @@ TEST_F(StoreTest, DeleteRestorePurge) {
   EXPECT_TRUE(h[0].purged);
   store_.reset();
   for (const char* suffix : {"", "-wal"}) {
-    std::ifstream in(path_ + suffix, std::ios::binary);
-    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string raw = test::FileBytes(path_ + suffix);
     EXPECT_EQ(raw.find("SECRET-MARKER"), std::string::npos) << "plaintext left in " << suffix;
   }
 }
@@ -183,8 +182,7 @@ TEST_F(StoreTest, PurgeWaitsOutAnotherProcessesCheckpoint) {
   EXPECT_EQ(store_->Purge(ns_, "/memories/never.md").code(), StatusCode::kNotFound);
   store_.reset();
   for (const char* suffix : {"", "-wal"}) {
-    std::ifstream in(path_ + suffix, std::ios::binary);
-    std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string raw = test::FileBytes(path_ + suffix);
     EXPECT_EQ(raw.find("SECRET-MARKER"), std::string::npos) << "plaintext left in " << suffix;
   }
 }

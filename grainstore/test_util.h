@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -70,6 +72,12 @@ inline std::string PlainText(const std::string& path, const std::string& sql) {
 
 // Bodies whose refs differ from what references them (grains, chainless
 // nodes, delta rows built on them), plus referrers whose body is missing.
+// The raw bytes of a file ("" if it is missing): for looking for plaintext.
+inline std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 inline std::int64_t BodyRefMismatches(const std::string& path) {
   return PlainInt(
       path,
