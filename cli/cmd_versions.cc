@@ -59,15 +59,6 @@ grainstore::Result<grainstore::ChainInfo> PickChain(const Session& s, std::strin
   return s.store->FindChain(s.ns, subject, relation);
 }
 
-std::string ChainStateWord(grainstore::ChainState state) {
-  switch (state) {
-    case grainstore::ChainState::kLive: return "live";
-    case grainstore::ChainState::kDeleted: return "deleted";
-    case grainstore::ChainState::kPurged: return "purged";
-  }
-  return "live";
-}
-
 // "# other files at this path: ..." when more chains than `shown` lie at
 // `subject` (a file deleted, then another created at the same path).
 std::string OtherChainsNote(const Session& s, std::string_view subject,
@@ -79,7 +70,7 @@ std::string OtherChainsNote(const Session& s, std::string_view subject,
     if (c.id == shown) continue;
     if (!others.empty()) others += ", ";
     others += fmt::format("chain {} ({} version{}, {}", c.id, c.head_seq, c.head_seq == 1 ? "" : "s",
-                          ChainStateWord(c.state));
+                          grainstore::ChainStateName(c.state));
     if (c.state != grainstore::ChainState::kLive) {
       others += " " + grainstore::FormatIsoUtc(c.deleted_ns);
     }
@@ -127,7 +118,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   if (args.json) {
     // The chain's state rides on every entry (an additive field): a JSON
     // reader tells a deleted file from a live one as the table's note does.
-    const std::string state = ChainStateWord(chain->state);
+    const std::string state = grainstore::ChainStateName(chain->state);
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& v : *versions) {
       if (v.transient && !args.all) continue;

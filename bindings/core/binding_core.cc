@@ -127,9 +127,7 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
     Fail(versions.error(), error);
     return rows;
   }
-  const char* state = "live";
-  if (chain->state == grainstore::ChainState::kDeleted) state = "deleted";
-  if (chain->state == grainstore::ChainState::kPurged) state = "purged";
+  const char* state = grainstore::ChainStateName(chain->state);
   rows.reserve(versions->size());
   for (const grainstore::VersionInfo& v : *versions) {
     VersionRow row;

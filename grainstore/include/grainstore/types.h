@@ -24,6 +24,16 @@ enum class GrainType : std::uint8_t { kFact = 1, kEvent = 2 };
 
 enum class ChainState : std::uint8_t { kLive = 1, kDeleted = 2, kPurged = 3 };
 
+// "live", "deleted" or "purged": how the CLI and the bindings name a state.
+inline constexpr const char* ChainStateName(ChainState state) {
+  switch (state) {
+    case ChainState::kDeleted: return "deleted";
+    case ChainState::kPurged: return "purged";
+    case ChainState::kLive: break;
+  }
+  return "live";
+}
+
 // The relation of every memory-file grain.
 inline constexpr const char kMemoryFileRelation[] = "memory_file";
 
