@@ -2,7 +2,9 @@
 //
 // Single mode prints the tool_result content verbatim (no newline added) and
 // exits 0, or 1 when is_error. Batch mode reads one JSON command per stdin
-// line and writes one memtool::ToJsonLine per command.
+// line and writes one memtool::ToJsonLine per command. A store failure that
+// the contract reports as `Storage operation failed` also logs the store's
+// own message on stderr.
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -32,13 +34,20 @@ bool ReadAllStdin(std::string* out) {
   return !std::cin.bad();
 }
 
+// A store failure's own message goes to stderr; stdout keeps the contract's.
+void LogDetail(const memtool::ToolResult& result) {
+  if (!result.detail.empty()) (void)Fail(kExitFailed, "memtool: " + result.detail);
+}
+
 int RunBatch(memtool::MemoryTool& tool) {
   std::ios::sync_with_stdio(false);  // stdin is only read through std::cin
   std::string line;
   while (std::getline(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    std::string out = memtool::ToJsonLine(tool.Execute(line));
+    const memtool::ToolResult result = tool.Execute(line);
+    LogDetail(result);
+    std::string out = memtool::ToJsonLine(result);
     if (out.empty() || out.back() != '\n') out.push_back('\n');
     if (Emit(out) != kExitOk) return kExitFailed;
   }
@@ -62,6 +71,7 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   memtool::MemoryTool tool(session.store.get(), session.ns);
   if (args.batch) return RunBatch(tool);
   const memtool::ToolResult result = tool.Execute(command);
+  LogDetail(result);
   if (Emit(result.content) != kExitOk) return kExitFailed;
   return result.is_error ? kExitFailed : kExitOk;
 }

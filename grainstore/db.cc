@@ -170,7 +170,42 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
     return Status::InvalidArgument(
         "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
   }
-  const std::string name = path.starts_with("file:") ? "./" + path : path;
+  return OpenAs(path.starts_with("file:") ? "./" + path : path, flags);
+}
+
+namespace {
+
+// `path` as the path of a file: URI, for SQLite's URI parser: every byte but
+// unreserved characters and '/' as %HH, so '?', '#' and '%' stay the path's.
+std::string FileUri(std::string_view path) {
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                       (c >= '0' && c <= '9') || c == '/' || c == '-' || c == '_' || c == '.' ||
+                       c == '~';
+    if (plain) {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
+Status Db::OpenSnapshot(const std::string& path, std::string why) {
+  if (path.empty()) return Status::InvalidArgument("the store path is empty");
+  (void)InstallSqliteMemory();
+  (void)InstallSqlitePageCache();
+  GRAINSTORE_RETURN_IF_ERROR(OpenAs(FileUri(path) + "?immutable=1",
+                                    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                        SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE));
+  snapshot_why_ = std::move(why);
+  return Status::Ok();
+}
+
+Status Db::OpenAs(const std::string& name, int flags) {
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");
@@ -254,7 +289,8 @@ WalStamp ReadHeader(const volatile unsigned char* wal_index) {
 WalStamp Db::ReadWalStamp() {
   const volatile unsigned char* mapped = wal_index_.load(std::memory_order_acquire);
   if (mapped == nullptr) {
-    if (db_ == nullptr) return {};
+    // A snapshot has no WAL index, and mapping one would create its -shm.
+    if (db_ == nullptr || snapshot()) return {};
     sqlite3_file* file = nullptr;
     if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
         file == nullptr || file->pMethods == nullptr || file->pMethods->iVersion < 2 ||
@@ -393,6 +429,9 @@ Status Transaction::Begin(Kind kind) {
   }
   // Read before BEGIN: a commit landing in between makes the stamp older
   // than the snapshot, which only makes the next reuse less likely.
+  if (!read_ && db_->snapshot()) {
+    return Status::ReadOnly(fmt::format("the store cannot be written: {}", db_->snapshot_why_));
+  }
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};
   GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
   if (read_) {

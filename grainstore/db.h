@@ -105,6 +105,13 @@ class Db {
 
   // Opens (read-write, creating when allowed) the database file.
   Status Open(const std::string& path, bool create_if_missing);
+  // Opens the database file read-only as an immutable snapshot: no locks, no
+  // WAL, no shared-memory index. Only for a file no connection has open and
+  // whose WAL holds nothing; a write transaction fails with ReadOnly, saying
+  // `why` the store was opened so.
+  Status OpenSnapshot(const std::string& path, std::string why);
+  // True after OpenSnapshot.
+  bool snapshot() const { return !snapshot_why_.empty(); }
   // Prepares (once per connection, cached by the address of `sql`) a
   // statement. `sql` must be a string with static storage duration.
   Result<Statement> Prepare(const char* sql);
@@ -174,8 +181,11 @@ class Db {
   Result<sqlite3_stmt*> Cached(const char* sql);
   // Runs a transaction-control statement (BEGIN..., COMMIT, ROLLBACK).
   Status RunControl(const char* sql);
+  // Opens `name` (a path or a URI) with `flags` and installs the hooks.
+  Status OpenAs(const std::string& name, int flags);
 
   sqlite3* db_ = nullptr;
+  std::string snapshot_why_;  // set by OpenSnapshot
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   bool held_ = false;        // a read transaction is held

@@ -32,6 +32,28 @@ bool ValidNsName(std::string_view name) {
 // process creating it.
 constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
 
+// Why the store at `path` must be read as an immutable snapshot, or "" when
+// it can be opened as usual. A WAL store needs its -shm file beside it: a
+// user who cannot create files in the store's directory reads it only
+// while a process that could keeps the -shm there. With no -shm and nothing
+// in the WAL, no process has the store open and the file holds every
+// commit, so a snapshot of it is the store as it is.
+std::string SnapshotReason(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (::access(dir.c_str(), W_OK) == 0) return "";
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) == 0 || ec) return "";
+  if (fs::exists(path + "-shm", ec) || ec) return "";
+  const std::string wal = path + "-wal";
+  if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
+  return fmt::format(
+      "it was opened read-only, as a snapshot, because this user cannot create files in {} "
+      "(a writer needs the store's -wal and -shm files there)",
+      dir.string());
+}
+
 }  // namespace
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
@@ -40,7 +62,11 @@ Store::~Store() = default;
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
-  GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
+  if (std::string why = SnapshotReason(path); !why.empty()) {
+    GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(path, std::move(why)));
+  } else {
+    GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
+  }
   if (!options.create_if_missing) {
     // SQLite would take an empty file for a new database and configuring the
     // connection would write a store into it: a caller that may not create

@@ -36,7 +36,9 @@ ToolResult StorageFailure(std::string_view raw, const grainstore::Status& status
   msg.append(" (");
   msg.append(grainstore::StatusCodeName(status.code()));
   msg.append(")");
-  return Failure(std::move(msg));
+  ToolResult result = Failure(std::move(msg));
+  result.detail = status.message();
+  return result;
 }
 
 std::string TooLargeMessage(std::string_view raw) {

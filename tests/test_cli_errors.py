@@ -183,28 +183,77 @@ def test_errors_stay_on_one_line_and_name_the_value_once(run_areev, db):
                            "use 1-64 characters from A-Z a-z 0-9 . _ -\n")
 
 
-def test_a_store_the_user_cannot_write_reads_and_refuses_writes_clearly(areev_bin, run_areev):
+@pytest.fixture
+def as_nobody(areev_bin):
+    """A shared directory under /tmp and the areev command run as user nobody
+    (a copy of the binary there, so a checkout nobody cannot enter works too)."""
     if os.geteuid() != 0 or shutil.which("runuser") is None:
         pytest.skip("needs root and runuser to act as another user")
-    as_nobody = ["runuser", "-u", "nobody", "--", areev_bin]
-    if subprocess.run(as_nobody + ["--help"], capture_output=True).returncode != 0:
-        pytest.skip("user nobody cannot run this build")
     shared = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))
     try:
-        shared.chmod(0o777)
-        db = str(shared / "agent.db")
-        assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db).returncode == 0
-        os.chmod(db, 0o644)  # root's store, readable by everyone
-        before = open(db, "rb").read()
-        cat = subprocess.run(as_nobody + ["cat", "/memories/a.md", "--db", db],
-                             capture_output=True, text=True)
-        assert cat.returncode == 0 and cat.stdout == "a\n", cat.stderr
-        add = subprocess.run(as_nobody + ["add", "--subject", "s", "--relation", "r",
-                                          "--object", "o", "--db", db],
-                             capture_output=True, text=True)
-        assert add.returncode == 1, add.stderr
-        assert add.stderr == ("areev: add: the store cannot be written: "
-                              "attempt to write a readonly database\n")
-        assert open(db, "rb").read() == before
+        shared.chmod(0o755)
+        shutil.copy2(areev_bin, shared / "areev")
+        command = ["runuser", "-u", "nobody", "--", str(shared / "areev")]
+        if subprocess.run(command + ["--help"], capture_output=True).returncode != 0:
+            pytest.skip("user nobody cannot run this build")
+        yield shared, command
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_store_the_user_cannot_write_reads_and_refuses_writes_clearly(as_nobody, run_areev):
+    shared, nobody = as_nobody
+    shared.chmod(0o777)  # nobody may create the store's -wal and -shm here
+    db = str(shared / "agent.db")
+    assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db).returncode == 0
+    os.chmod(db, 0o644)  # root's store, readable by everyone
+    before = open(db, "rb").read()
+    cat = subprocess.run(nobody + ["cat", "/memories/a.md", "--db", db],
+                         capture_output=True, text=True)
+    assert cat.returncode == 0 and cat.stdout == "a\n", cat.stderr
+    add = subprocess.run(nobody + ["add", "--subject", "s", "--relation", "r",
+                                   "--object", "o", "--db", db],
+                         capture_output=True, text=True)
+    assert add.returncode == 1, add.stderr
+    assert add.stderr == ("areev: add: the store cannot be written: "
+                          "attempt to write a readonly database\n")
+    assert open(db, "rb").read() == before
+
+
+def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nobody, run_areev):
+    # SQLite needs the store's -shm file to read a WAL store. With no process
+    # holding the store open there is none, and nobody cannot create one in
+    # root's directory: the store is read as it is in its file.
+    shared, nobody = as_nobody
+    db = str(shared / "agent.db")
+    assert run_areev("memtool", create("/memories/a.md", "one\n"), "--db", db).returncode == 0
+    assert run_areev("memtool", create("/memories/a.md", "two\n"), "--db", db).returncode == 0
+    os.chmod(db, 0o644)
+    assert sorted(p.name for p in shared.iterdir()) == ["agent.db", "areev"]
+    before = open(db, "rb").read()
+
+    def run(*args, input=None):
+        return subprocess.run(nobody + list(args) + ["--db", db], input=input,
+                              capture_output=True, text=True)
+
+    cat = run("cat", "/memories/a.md", "--version", "1")
+    assert (cat.returncode, cat.stdout, cat.stderr) == (0, "one\n", "")
+    view = run("memtool", json.dumps({"command": "view", "path": "/memories/a.md"}))
+    assert view.returncode == 0, view.stderr
+    assert view.stdout == ("Here's the content of /memories/a.md with line numbers:\n"
+                           "     1\ttwo\n     2\t")
+    log = run("log", "--json")
+    assert log.returncode == 0 and len(json.loads(log.stdout)) == 2
+
+    why = (f"the store cannot be written: it was opened read-only, as a snapshot, because "
+           f"this user cannot create files in {shared} (a writer needs the store's -wal "
+           f"and -shm files there)")
+    edit = run("memtool", json.dumps({"command": "create", "path": "/memories/b.md",
+                                      "file_text": "x"}))
+    assert edit.returncode == 1
+    assert edit.stdout == "Error: Storage operation failed for /memories/b.md (ReadOnly)"
+    assert edit.stderr == f"areev: memtool: {why}\n"
+    add = run("add", "--subject", "s", "--relation", "r", "--object", "o")
+    assert (add.returncode, add.stderr) == (1, f"areev: add: {why}\n")
+    assert open(db, "rb").read() == before
+    assert sorted(p.name for p in shared.iterdir()) == ["agent.db", "areev"]

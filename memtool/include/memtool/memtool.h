@@ -24,6 +24,10 @@ struct ToolResult {
   std::string content;
   bool is_error = false;
   std::string message;  // bare error message; empty on success
+  // For a store failure that no contract rule covers (`Storage operation
+  // failed for ...`): the store's own message, for the operator's log. Never
+  // part of `content`, which the model sees.
+  std::string detail;
 };
 
 // Handles memory-tool commands for one namespace of a store.
