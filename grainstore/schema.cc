@@ -246,9 +246,6 @@ Result<std::int64_t> CheckedVersion(Db* db) {
 }  // namespace
 
 Status ConfigureConnection(Db* db, const Options& options) {
-  std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
-  // busy_timeout first: switching to WAL needs a lock another process may hold.
-  GRAINSTORE_RETURN_IF_ERROR(db->Exec(busy.c_str()));
   auto mode = db->QueryInt("PRAGMA journal_mode = WAL");
   if (!mode.has_value()) return mode.error();
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(options.durability == Durability::kFull
@@ -265,6 +262,20 @@ Status ConfigureConnection(Db* db, const Options& options) {
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit = 67108864"));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = OFF"));
   return Status::Ok();
+}
+
+Result<bool> HoldsStore(Db* db) {
+  // Statements of their own, not a Transaction: its WAL stamp would map (and
+  // so create) a -shm beside a database that is not in WAL mode.
+  auto version = CheckedVersion(db);
+  if (!version.has_value()) return version.error();
+  if (*version != 0) return true;
+  auto tables = db->QueryInt("SELECT count(*) FROM sqlite_schema");
+  if (!tables.has_value()) return tables.error();
+  if (*tables != 0) {
+    return Status::Corruption("the file is a SQLite database but not an areev store");
+  }
+  return false;
 }
 
 Status Migrate(Db* db) {

@@ -12,12 +12,20 @@ inline constexpr int kSchemaVersion = 5;
 // PRAGMA application_id: "arev".
 inline constexpr int kApplicationId = 0x61726576;
 
-// WAL, synchronous per durability, busy timeout, secure_delete, caches.
+// WAL, synchronous per durability, secure_delete, caches. The caller sets
+// the busy timeout first (switching to WAL needs a lock another process may
+// hold) and checks the file with HoldsStore.
 Status ConfigureConnection(Db* db, const Options& options);
 
 // Creates or upgrades the schema to kSchemaVersion. Corruption if the file is
 // not an areev store or was written by a newer version.
 Status Migrate(Db* db);
+
+// Whether the file already holds an areev store (of any schema version);
+// false for an empty file or a SQLite database without tables, Corruption
+// for another program's database or a newer schema. Writes nothing, so it
+// runs before ConfigureConnection sets what the file keeps (journal_mode).
+Result<bool> HoldsStore(Db* db);
 
 // Checkpoints the whole WAL and truncates it to zero bytes (used after
 // purges). SQLite answers busy at once while another connection runs a

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -54,6 +55,19 @@ std::string SnapshotReason(const std::string& path) {
       dir.string());
 }
 
+// Polls `ready` until it is true, or for kEmptyFileGrace; then Corruption
+// with `refusal`.
+Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* refusal) {
+  const auto give_up = std::chrono::steady_clock::now() + kEmptyFileGrace;
+  for (;;) {
+    auto done = ready();
+    if (!done.has_value()) return done.error();
+    if (*done) return Status::Ok();
+    if (std::chrono::steady_clock::now() >= give_up) return Status::Corruption(refusal);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 }  // namespace
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
@@ -67,23 +81,30 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   } else {
     GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
   }
+  // A caller that may not create a store reads: SQLite would take an empty
+  // file for a new database, and configuring the connection would write a
+  // store into it, as migrating would into a SQLite database without one.
+  // A process creating the store shows each of those for a moment, so the
+  // file gets a short while to become a store first.
   if (!options.create_if_missing) {
-    // SQLite would take an empty file for a new database and configuring the
-    // connection would write a store into it: a caller that may not create
-    // one reads. (Opening the file wrote nothing yet.)
-    // A process creating the store leaves the file empty for a moment, so
-    // an empty file gets a short while to become a store first.
-    const auto give_up = std::chrono::steady_clock::now() + kEmptyFileGrace;
-    for (;;) {
-      std::error_code ec;
-      const bool empty = std::filesystem::is_regular_file(path, ec) &&
-                         std::filesystem::file_size(path, ec) == 0 && !ec;
-      if (!empty) break;
-      if (std::chrono::steady_clock::now() >= give_up) {
-        return Status::Corruption("the file is empty, not an areev store");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    GRAINSTORE_RETURN_IF_ERROR(WaitForCreator(
+        [&]() -> Result<bool> {
+          std::error_code ec;
+          return !(std::filesystem::is_regular_file(path, ec) &&
+                   std::filesystem::file_size(path, ec) == 0 && !ec);
+        },
+        "the file is empty, not an areev store"));
+  }
+  // Another program's database is refused as it was found, before
+  // ConfigureConnection switches it to WAL.
+  const std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
+  GRAINSTORE_RETURN_IF_ERROR(impl->db.Exec(busy.c_str()));
+  if (!options.create_if_missing) {
+    GRAINSTORE_RETURN_IF_ERROR(WaitForCreator([&] { return HoldsStore(&impl->db); },
+                                              "the file is a SQLite database but not an "
+                                              "areev store"));
+  } else if (auto holds = HoldsStore(&impl->db); !holds.has_value()) {
+    return holds.error();
   }
   GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
   GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));

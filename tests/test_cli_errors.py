@@ -82,6 +82,46 @@ def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
     assert run_areev("cat", "/memories/a", "--db", str(empty)).stdout == "a"
 
 
+def test_another_programs_database_is_refused_as_it_was_found(run_areev, tmp_path):
+    # A database of another program (rollback journal, tables of its own) is
+    # refused by reads and writes alike, and left byte for byte as it was: no
+    # switch to WAL, no -wal or -shm beside it.
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.execute("INSERT INTO t VALUES (1)")
+    con.commit()
+    con.close()
+    before = other.read_bytes()
+    for args in (["log"], ["cat", "/memories/a"],
+                 ["memtool", create("/memories/a", "a")],
+                 ["add", "--subject", "s", "--relation", "r", "--object", "o"]):
+        proc = run_areev(*args, "--db", str(other))
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert proc.stderr == (f"areev: cannot open store {other}: the file is a SQLite "
+                               f"database but not an areev store\n"), args
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_a_sqlite_database_without_tables_is_made_a_store_only_by_a_write(run_areev, tmp_path):
+    blank = tmp_path / "blank.db"
+    con = sqlite3.connect(blank)
+    con.execute("PRAGMA user_version = 0")
+    con.execute("VACUUM")  # writes the header page: a database with no tables
+    con.close()
+    before = blank.read_bytes()
+    assert len(before) > 0
+    proc = run_areev("log", "--db", str(blank))
+    assert proc.returncode == 3
+    assert proc.stderr == (f"areev: cannot open store {blank}: the file is a SQLite "
+                           f"database but not an areev store\n")
+    assert blank.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blank.db"]
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", str(blank)).returncode == 0
+    assert run_areev("cat", "/memories/a", "--db", str(blank)).stdout == "a"
+
+
 def test_db_path_is_a_directory(run_areev, tmp_path):
     proc = run_areev("memtool", create("/memories/a", "a"), "--db", str(tmp_path))
     assert proc.returncode == 3 and "cannot open store" in proc.stderr
