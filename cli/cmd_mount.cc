@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -77,7 +78,13 @@ void RestartWithHugePageMalloc() {
   const std::string value =
       current.empty() ? "glibc.malloc.hugetlb=1" : current + ":glibc.malloc.hugetlb=1";
   if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv.data());
+  // The binary by its own path, so the daemon keeps its name ("areev" in ps,
+  // pgrep and top; through /proc/self/exe it would be "exe"). A binary
+  // replaced since it started is only reachable through the link.
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const bool by_path = !ec && std::filesystem::exists(self, ec) && !ec;
+  execv(by_path ? self.c_str() : "/proc/self/exe", argv.data());
   // Still here: run without the tunable, and leave the environment as it was.
   if (had_tunables) {
     setenv("GLIBC_TUNABLES", current.c_str(), 1);
@@ -110,7 +117,9 @@ int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 
 int RunUmountCmd(const std::string& mountpoint) {
 #ifdef AREEV_HAVE_FUSE
-  return fusefs::Unmount(mountpoint);
+  std::string error;
+  const int code = fusefs::Unmount(mountpoint, &error);
+  return code == 0 ? code : Fail(code, "umount: " + error);
 #else
   (void)mountpoint;
   return Fail(kExitFailed, "umount: this areev was built without FUSE support");
@@ -124,7 +133,7 @@ void AddMountCommands(CLI::App& app, const GlobalOptions& global,
   auto m = std::make_shared<MountArgs>();
   CLI::App* mount =
       app.add_subcommand("mount", "Mount a namespace's /memories through FUSE");
-  mount->add_option("mountpoint", m->mountpoint, "Empty directory to mount on")
+  mount->add_option("mountpoint", m->mountpoint, "Directory to mount on")
       ->required();
   mount->add_flag("-f,--foreground", m->foreground, "Stay in the foreground");
   mount->add_flag("-s", m->single_threaded, "Single-threaded (debugging)");

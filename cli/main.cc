@@ -39,13 +39,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
-      std::fprintf(stderr,
-                   "areev: unknown command '%s'\nRun with --help for usage.\n",
-                   rest.front().c_str());
-    } else {
-      std::fprintf(stderr, "areev: %s\nRun with --help for usage.\n", e.what());
+      return cli::Fail(cli::kExitUsage,
+                       "unknown command '" + rest.front() + "'; run with --help");
     }
-    return cli::kExitUsage;
+    return cli::Fail(cli::kExitUsage, std::string(e.what()) + "; run with --help");
   }
   global.ns_given = ns->count() > 0;
   for (const auto& command : commands) {

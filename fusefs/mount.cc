@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -18,12 +19,16 @@
 #include "filesystem.h"
 #include "grainstore/store.h"
 #include "log.h"
+#include "mount_table.h"
 #include "ops.h"
 
 extern char** environ;
 
 namespace fusefs {
 namespace {
+
+// The type the mount table shows for an areev mount (subtype=areev).
+constexpr char kAreevMountType[] = "fuse.areev";
 
 constexpr int kPollIntervalMs = 100;
 constexpr unsigned kMaxThreads = 16;
@@ -96,6 +101,7 @@ std::unique_ptr<fuse_args, ArgsDeleter> BuildArgs(const MountOptions& options, F
   fuse_opt_add_arg(args.get(), "-o");
   fuse_opt_add_arg(args.get(),
                    "default_permissions,auto_unmount,nosuid,nodev,fsname=areev,subtype=areev");
+  static_assert(std::string_view(kAreevMountType) == "fuse.areev", "subtype=areev above");
   for (const std::string& opt : options.fuse_options) {
     if (TakeOwnOption(opt, fs)) continue;
     fuse_opt_add_arg(args.get(), "-o");
@@ -207,6 +213,13 @@ int RunMount(const MountOptions& given) {
         options.mountpoint, options.db_path);
     return 2;
   }
+  if (MountTypeAt(options.mountpoint) == kAreevMountType) {
+    // libfuse would stack a second daemon on the first, and a user would
+    // edit through whichever is on top.
+    Log(LogLevel::kError, "cannot mount on {}: an areev mount is already there; unmount it "
+        "first (areev umount {})", options.mountpoint, options.mountpoint);
+    return 1;
+  }
   OpenedStore opened;
   if (int rc = OpenStore(options, &opened); rc != 0) return rc;
   if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
@@ -253,13 +266,22 @@ int RunMount(const MountOptions& given) {
   return 0;  // unmounted, or stopped by SIGINT/SIGTERM/SIGHUP
 }
 
-int Unmount(const std::string& mountpoint) {
+int Unmount(const std::string& mountpoint, std::string* error) {
+  const std::string type = MountTypeAt(mountpoint);
+  if (type.empty()) {
+    *error = fmt::format("{} is not mounted", mountpoint);
+    return 1;
+  }
+  if (!type.starts_with("fuse")) {
+    *error = fmt::format("{} is a {} mount, not a FUSE one", mountpoint, type);
+    return 1;
+  }
   for (int attempt = 0; attempt < 10; ++attempt) {
     if (RunCommand({"fusermount3", "-u", "-q", mountpoint}) == 0) return 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // EBUSY: a user is leaving
   }
-  if (RunCommand({"fusermount3", "-u", "-z", mountpoint}) == 0) return 0;
-  Log(LogLevel::kError, "cannot unmount {}", mountpoint);
+  if (RunCommand({"fusermount3", "-u", "-z", "-q", mountpoint}) == 0) return 0;
+  *error = fmt::format("cannot unmount {}: fusermount3 -u failed", mountpoint);
   return 1;
 }
 

@@ -18,7 +18,15 @@ def test_exit_codes(run_areev, db):
     assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
     assert run_areev("cat", "/memories/b", "--db", db).returncode == 1
     unknown = run_areev("frobnicate", "--db", db)
-    assert unknown.returncode == 2 and "unknown command 'frobnicate'" in unknown.stderr
+    assert unknown.returncode == 2
+    assert unknown.stderr == "areev: unknown command 'frobnicate'; run with --help\n"
+    # A usage error is one line too, like every other error.
+    flag = run_areev("log", "--frobnicate", "--db", db)
+    assert (flag.returncode, flag.stderr) == (
+        2, "areev: The following argument was not expected: --frobnicate; run with --help\n")
+    negative = run_areev("diff", "/memories/a", "-U", "-1", "--db", db)
+    assert (negative.returncode, negative.stderr) == (
+        2, "areev: --unified: must be 0 or more, got -1; run with --help\n")
     assert run_areev().returncode == 2
     assert run_areev("cat", "/memories/a", "--db", db, "--ns", "bad name!").returncode == 2
 

@@ -39,6 +39,9 @@ def test_mount_foreground_edit_and_umount(areev_bin, run_areev, db, tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_mounted(str(mnt), proc)
+        # The daemon restarted itself (huge pages) under its own name, so
+        # ps, pgrep and top show "areev", not "exe".
+        assert open(f"/proc/{proc.pid}/comm").read() == "areev\n"
         assert (mnt / "prefs.md").read_text() == "v1\n"
         (mnt / "prefs.md").write_text("v2\n")
         (mnt / "new.md").write_text("made through the mount\n")
@@ -108,7 +111,34 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     missing = run_areev("mount", str(tmp_path / "nope"), "--db", db, "-f")
     assert missing.returncode != 0 and missing.stderr
     assert run_areev("umount").returncode == 2
-    assert run_areev("umount", str(tmp_path)).returncode == 1  # not mounted
+    started = time.monotonic()
+    proc = run_areev("umount", str(tmp_path))
+    assert (proc.returncode, proc.stderr) == (1, f"areev: umount: {tmp_path} is not mounted\n")
+    assert time.monotonic() - started < 1.5  # said at once, not after retrying
+    proc = run_areev("umount", "/proc")
+    assert (proc.returncode, proc.stderr) == (1, "areev: umount: /proc is a proc mount, "
+                                                 "not a FUSE one\n")
+
+
+def test_mount_refuses_a_second_areev_mount_on_one_mountpoint(run_areev, db, tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    other = str(tmp_path / "other.db")
+    try:
+        assert run_areev("mount", str(mnt), "--db", db).returncode == 0
+        wait_mounted(str(mnt), None)
+        (mnt / "first.md").write_text("first\n")
+        for spelling in (str(mnt), str(mnt) + "/", str(tmp_path / "." / "mnt")):
+            second = run_areev("mount", spelling, "--db", other)
+            assert second.returncode == 1, second.stderr
+            assert "an areev mount is already there; unmount it first" in second.stderr
+        with open("/proc/self/mountinfo") as table:
+            assert sum(f" {mnt} " in line for line in table) == 1
+        assert (mnt / "first.md").read_text() == "first\n"
+        assert not os.path.exists(other)
+        assert run_areev("umount", str(mnt)).returncode == 0
+    finally:
+        force_unmount(str(mnt))
 
 
 def test_mount_refuses_a_mountpoint_over_its_own_store(run_areev, tmp_path):

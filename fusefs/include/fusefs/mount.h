@@ -27,9 +27,10 @@ struct MountOptions {
 // logged to stderr (foreground) or syslog (daemon).
 int RunMount(const MountOptions& options);
 
-// Unmounts a mountpoint (fusermount3 -u, lazy as a last resort). Returns 0 on
-// success, 1 with a message on stderr otherwise.
-int Unmount(const std::string& mountpoint);
+// Unmounts a FUSE mountpoint (fusermount3 -u, lazy as a last resort).
+// Returns 0 on success, else 1 with the reason in `error` (nothing is
+// mounted there, not a FUSE mount, or it stays busy).
+int Unmount(const std::string& mountpoint, std::string* error);
 
 }  // namespace fusefs
 

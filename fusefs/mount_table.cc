@@ -1,0 +1,82 @@
+#include "mount_table.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+namespace fusefs {
+namespace {
+
+// mountinfo escapes space, tab, newline and backslash in paths as \ooo.
+std::string Unescape(std::string_view field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && field.size() - i > 3) {
+      const std::string_view oct = field.substr(i + 1, 3);
+      bool digits = true;
+      for (char c : oct) digits = digits && c >= '0' && c <= '7';
+      if (digits) {
+        out.push_back(static_cast<char>((oct[0] - '0') * 64 + (oct[1] - '0') * 8 + (oct[2] - '0')));
+        i += 3;
+        continue;
+      }
+    }
+    out.push_back(field[i]);
+  }
+  return out;
+}
+
+std::vector<std::string_view> Fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t start = 0;
+  while (start < line.size()) {
+    std::size_t end = line.find(' ', start);
+    if (end == std::string_view::npos) end = line.size();
+    if (end > start) fields.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::string MountTypeIn(std::string_view mountinfo, std::string_view mountpoint) {
+  std::string type;
+  std::size_t start = 0;
+  while (start < mountinfo.size()) {
+    std::size_t end = mountinfo.find('\n', start);
+    if (end == std::string_view::npos) end = mountinfo.size();
+    const std::vector<std::string_view> fields = Fields(mountinfo.substr(start, end - start));
+    start = end + 1;
+    // id parent major:minor root mountpoint options [optional...] - type source super
+    if (fields.size() < 7 || Unescape(fields[4]) != mountpoint) continue;
+    for (std::size_t i = 6; i + 1 < fields.size(); ++i) {
+      if (fields[i] == "-") {
+        type = std::string(fields[i + 1]);  // later lines are mounted on top
+        break;
+      }
+    }
+  }
+  return type;
+}
+
+std::string MountTypeAt(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (ec) return "";
+  // "dir/" normalises to "dir/": its name is "dir".
+  if (!absolute.has_filename() && absolute != absolute.root_path()) {
+    absolute = absolute.parent_path();
+  }
+  if (absolute != absolute.root_path()) {
+    const fs::path parent = fs::weakly_canonical(absolute.parent_path(), ec);
+    if (!ec) absolute = parent / absolute.filename();
+  }
+  std::ifstream in("/proc/self/mountinfo");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return MountTypeIn(text, absolute.string());
+}
+
+}  // namespace fusefs
