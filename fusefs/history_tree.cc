@@ -99,17 +99,20 @@ bool HistoryTree::WasDirectory(const std::string& key) {
   return names && !names->empty();
 }
 
+void HistoryTree::AppendEntry(std::string name, const Node& node, std::vector<DirEntry>* out) {
+  DirEntry entry;
+  entry.name = std::move(name);
+  entry.ino = Intern(node);
+  FillAttr(entry.ino, node, &entry.st);
+  out->push_back(std::move(entry));
+}
+
 int HistoryTree::ListPastChildren(const std::string& key, std::vector<DirEntry>* out) {
   auto names = store_->ChainNamesUnder(ns_, key, kMaxPastChildren);
   if (!names) return StatusToErrno(names.error());
   for (const std::string& name : *names) {
     if (name == ".git") continue;
-    Node node{Kind::kDir, grainstore::JoinKey(key, name), {}};
-    DirEntry entry;
-    entry.name = name;
-    entry.ino = Intern(node);
-    FillAttr(entry.ino, node, &entry.st);
-    out->push_back(std::move(entry));
+    AppendEntry(name, Node{Kind::kDir, grainstore::JoinKey(key, name), {}}, out);
   }
   return 0;
 }
@@ -183,12 +186,7 @@ int HistoryTree::ListChildren(grainstore::NodeId dir, std::vector<DirEntry>* out
       bool show = (child.kind == NodeKind::kDirectory && child.name != ".git") ||
                   (child.kind == NodeKind::kFile && child.chain_id != 0);
       if (!show) continue;
-      Node node{Kind::kDir, child.key, {}};
-      DirEntry entry;
-      entry.name = child.name;
-      entry.ino = Intern(node);
-      FillAttr(entry.ino, node, &entry.st);
-      out->push_back(std::move(entry));
+      AppendEntry(child.name, Node{Kind::kDir, child.key, {}}, out);
     }
     if (page->size() < 1024) return 0;
     after = page->back().name;
@@ -201,12 +199,7 @@ int HistoryTree::ListVersions(const std::string& key, std::vector<DirEntry>* out
   std::string_view base = grainstore::BaseName(key);
   for (const VersionInfo& v : *versions) {
     if (v.purged) continue;
-    Node node{Kind::kVersion, key, v};
-    DirEntry entry;
-    entry.name = VersionFileName(v, base);
-    entry.ino = Intern(node);
-    FillAttr(entry.ino, node, &entry.st);
-    out->push_back(std::move(entry));
+    AppendEntry(VersionFileName(v, base), Node{Kind::kVersion, key, v}, out);
   }
   return 0;
 }

@@ -60,6 +60,8 @@ class HistoryTree {
   bool Find(fuse_ino_t ino, Node* node);
   void FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) const;
   void FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const;
+  // Appends `node` to a listing under `name`, interned and with its attributes.
+  void AppendEntry(std::string name, const Node& node, std::vector<DirEntry>* out);
   // Live directory id for key (root included), or 0.
   grainstore::NodeId LiveDirectory(const std::string& key);
   // True when files with a history (not purged) lay under key.
