@@ -40,8 +40,13 @@ def test_node_suite():
 
 
 @pytest.mark.skipif(PACKAGING_SKIP, reason="packaging is checked in the release pass")
-def test_npm_install_builds_the_addon(tmp_path):
-    """`npm install <repo>/bindings/node` works offline: its install script builds the addon."""
+@pytest.mark.parametrize("links", ["false", "true"])
+def test_npm_install_builds_the_addon(tmp_path, links):
+    """`npm install <repo>/bindings/node` works offline: its install script builds the addon.
+
+    install-links=false links the directory (npm's default, except in 9.0-9.3);
+    true copies its files into node_modules, as Debian 12's npm 9.2 does by
+    default, so the script must find the sources from where npm installed."""
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
     app = tmp_path / "app"
@@ -49,12 +54,15 @@ def test_npm_install_builds_the_addon(tmp_path):
     (app / "package.json").write_text('{"name": "app", "version": "1.0.0", "private": true}')
     env = node_env()
     env.pop("AREEV_NODE_ADDON")
-    # The package's own build directory (bindings/node/build/cmake), as for users.
-    env.pop("AREEV_NODE_BUILD_DIR", None)
+    # The package's own build directory in the repository, as for users
+    # installing from it; the copy (links=true) shares it, so it builds once.
+    env["AREEV_NODE_BUILD_DIR"] = str(ROOT / "bindings" / "node" / "build" / "cmake")
     proc = subprocess.run(["npm", "install", "--offline", "--no-audit", "--no-fund",
-                           str(ROOT / "bindings" / "node")],
+                           f"--install-links={links}", str(ROOT / "bindings" / "node")],
                           cwd=app, env=env, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    installed = app / "node_modules" / "@areev" / "areev"
+    assert installed.is_symlink() == (links == "false")
     script = ("const { Areev } = require('@areev/areev');"
               "const m = new Areev(process.argv[1], 'assistant');"
               "m.memoryTool(JSON.stringify({command: 'view', path: '/memories'}))"
