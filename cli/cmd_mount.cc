@@ -1,4 +1,5 @@
 // `areev mount` and `areev umount`: the FUSE view of one namespace.
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -78,13 +79,7 @@ void RestartWithHugePageMalloc() {
   const std::string value =
       current.empty() ? "glibc.malloc.hugetlb=1" : current + ":glibc.malloc.hugetlb=1";
   if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
-  // The binary by its own path, so the daemon keeps its name ("areev" in ps,
-  // pgrep and top; through /proc/self/exe it would be "exe"). A binary
-  // replaced since it started is only reachable through the link.
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const bool by_path = !ec && std::filesystem::exists(self, ec) && !ec;
-  execv(by_path ? self.c_str() : "/proc/self/exe", argv.data());
+  execv("/proc/self/exe", argv.data());
   // Still here: run without the tunable, and leave the environment as it was.
   if (had_tunables) {
     setenv("GLIBC_TUNABLES", current.c_str(), 1);
@@ -92,11 +87,22 @@ void RestartWithHugePageMalloc() {
     unsetenv("GLIBC_TUNABLES");
   }
 }
+
+// Names the process after the command the user ran (argv[0]'s last part),
+// as ps, pgrep and top show it: an exec of /proc/self/exe names it "exe".
+void NameProcessAsInvoked() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string argv0;
+  std::getline(in, argv0, '\0');
+  const std::string name = std::filesystem::path(argv0).filename().string();
+  if (!name.empty()) (void)prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);  // kept to 15 bytes
+}
 #endif
 
 int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 #ifdef AREEV_HAVE_FUSE
   RestartWithHugePageMalloc();
+  NameProcessAsInvoked();
   fusefs::MountOptions options;
   options.db_path = global.db;
   options.ns = global.ns;

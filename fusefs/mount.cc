@@ -2,11 +2,14 @@
 // daemonize, loop, unmount) and the operation table.
 #include "fusefs/mount.h"
 
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -133,6 +136,29 @@ int RunCommand(const std::vector<std::string>& argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// An exclusive flock on the mountpoint directory (as it is before the
+// mount), held from the check for another areev mount until this one is up.
+class MountpointLock {
+ public:
+  explicit MountpointLock(const std::string& mountpoint)
+      : fd_(open(mountpoint.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0) {
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  MountpointLock(const MountpointLock&) = delete;
+  MountpointLock& operator=(const MountpointLock&) = delete;
+  ~MountpointLock() { Release(); }
+  void Release() {
+    if (fd_ >= 0) close(fd_);  // before the daemon forks: the lock ends here
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
 // Whether the store would be reached through a mount on `mountpoint`: the
 // mountpoint is the store file, its WAL or shared-memory index, or one of the
 // directories above them, symlinks resolved.
@@ -213,6 +239,9 @@ int RunMount(const MountOptions& given) {
         options.mountpoint, options.db_path);
     return 2;
   }
+  // Two mounts started at once on one mountpoint: the second waits here
+  // until the first is mounted, then finds it below.
+  MountpointLock lock(options.mountpoint);
   if (MountTypeAt(options.mountpoint) == kAreevMountType) {
     // libfuse would stack a second daemon on the first, and a user would
     // edit through whichever is on top.
@@ -235,6 +264,7 @@ int RunMount(const MountOptions& given) {
     fuse_remove_signal_handlers(se.get());
     return 1;
   }
+  lock.Release();
   fuse_daemonize(options.foreground ? 1 : 0);
   if (!options.foreground) {
     LogToSyslog();
@@ -266,21 +296,23 @@ int RunMount(const MountOptions& given) {
   return 0;  // unmounted, or stopped by SIGINT/SIGTERM/SIGHUP
 }
 
-int Unmount(const std::string& mountpoint, std::string* error) {
+int Unmount(const std::string& given, std::string* error) {
+  const std::string mountpoint = ResolveMountPath(given);  // fusermount3 follows no link
   const std::string type = MountTypeAt(mountpoint);
   if (type.empty()) {
-    *error = fmt::format("{} is not mounted", mountpoint);
+    *error = fmt::format("{} is not mounted", given);
     return 1;
   }
   if (!type.starts_with("fuse")) {
-    *error = fmt::format("{} is a {} mount, not a FUSE one", mountpoint, type);
+    *error = fmt::format("{} is a {} mount, not a FUSE one", given, type);
     return 1;
   }
   for (int attempt = 0; attempt < 10; ++attempt) {
     if (RunCommand({"fusermount3", "-u", "-q", mountpoint}) == 0) return 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // EBUSY: a user is leaving
   }
-  if (RunCommand({"fusermount3", "-u", "-z", "-q", mountpoint}) == 0) return 0;
+  // The last try speaks: fusermount3 says why on stderr (not the owner, ...).
+  if (RunCommand({"fusermount3", "-u", "-z", mountpoint}) == 0) return 0;
   *error = fmt::format("cannot unmount {}: fusermount3 -u failed", mountpoint);
   return 1;
 }

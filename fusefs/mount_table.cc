@@ -61,11 +61,11 @@ std::string MountTypeIn(std::string_view mountinfo, std::string_view mountpoint)
   return type;
 }
 
-std::string MountTypeAt(const std::string& path) {
+std::string ResolveMountPath(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec).lexically_normal();
-  if (ec) return "";
+  if (ec) return path;
   // "dir/" normalises to "dir/": its name is "dir".
   if (!absolute.has_filename() && absolute != absolute.root_path()) {
     absolute = absolute.parent_path();
@@ -74,9 +74,18 @@ std::string MountTypeAt(const std::string& path) {
     const fs::path parent = fs::weakly_canonical(absolute.parent_path(), ec);
     if (!ec) absolute = parent / absolute.filename();
   }
+  // A last name that is a symlink: the mount is on the directory it names.
+  if (fs::is_symlink(fs::symlink_status(absolute, ec))) {
+    const fs::path target = fs::canonical(absolute, ec);
+    if (!ec) absolute = target;
+  }
+  return absolute.string();
+}
+
+std::string MountTypeAt(const std::string& path) {
   std::ifstream in("/proc/self/mountinfo");
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return MountTypeIn(text, absolute.string());
+  return MountTypeIn(text, ResolveMountPath(path));
 }
 
 }  // namespace fusefs

@@ -14,9 +14,12 @@ namespace fusefs {
 // when nothing is mounted there.
 std::string MountTypeIn(std::string_view mountinfo, std::string_view mountpoint);
 
-// The same for this process's mount table; `path` may be relative or go
-// through symlinks above its last name (the last name itself is not
-// resolved, so a dead FUSE mount, which cannot be stat'ed, is still found).
+// `path` as the mount table names a mount on it: absolute, normalised, with
+// symlinks resolved (a dead FUSE mount, which cannot be stat'ed, keeps the
+// name it is reached by).
+std::string ResolveMountPath(const std::string& path);
+
+// MountTypeIn for this process's mount table and ResolveMountPath(path).
 std::string MountTypeAt(const std::string& path);
 
 }  // namespace fusefs

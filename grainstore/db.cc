@@ -16,6 +16,21 @@
 namespace grainstore {
 namespace {
 
+// Whether `db` reads its file as an immutable snapshot (Db::OpenSnapshot).
+bool IsSnapshot(sqlite3* db) {
+  const char* name = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
+  return name != nullptr && sqlite3_uri_boolean(name, "immutable", 0) != 0;
+}
+
+// A snapshot read whose file a writer's checkpoint changed under it reads
+// pages of two states: the store is sound, the read is not.
+Status SnapshotTorn() {
+  return Status::Busy(
+      "the store changed while it was read as a snapshot (another process writes it); "
+      "open it again to read it");
+}
+
+
 // Transaction control, run through the statement cache (keyed by address).
 constexpr char kBeginWrite[] = "BEGIN IMMEDIATE";
 constexpr char kBeginRead[] = "BEGIN";
@@ -86,7 +101,7 @@ StepResult Statement::Step() {
       break;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      status_ = Status::Corruption(msg);
+      status_ = IsSnapshot(db_) ? SnapshotTorn() : Status::Corruption(msg);
       break;
     case SQLITE_FULL:
       status_ = Status::NoSpace(msg);
@@ -143,6 +158,7 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
       return Status::Busy(fmt::format("{}: database is locked", context));
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
+      if (IsSnapshot(db_)) return SnapshotTorn();
       return Status::Corruption(fmt::format("{}: {}", context, msg));
     case SQLITE_FULL:
       return Status::NoSpace(fmt::format("{}: {}", context, msg));
@@ -178,7 +194,9 @@ namespace {
 // `path` as the path of a file: URI, for SQLite's URI parser: every byte but
 // unreserved characters and '/' as %HH, so '?', '#' and '%' stay the path's.
 std::string FileUri(std::string_view path) {
-  std::string uri = "file:";
+  // An absolute path gets an empty authority ("file:///..."), so one that
+  // starts with "//" is not read as a host name.
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
   for (unsigned char c : path) {
     const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                        (c >= '0' && c <= '9') || c == '/' || c == '-' || c == '_' || c == '.' ||
@@ -202,7 +220,34 @@ Status Db::OpenSnapshot(const std::string& path, std::string why) {
                                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
                                         SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE));
   snapshot_why_ = std::move(why);
+  snapshot_path_ = path;
+  if (::stat(path.c_str(), &snapshot_stat_) != 0) {
+    return Status::IOError(fmt::format("cannot stat {}", path));
+  }
   return Status::Ok();
+}
+
+namespace {
+
+bool SameFileState(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+Status Db::CheckSnapshot() const {
+  struct stat now {};
+  struct stat beside {};
+  const bool same = ::stat(snapshot_path_.c_str(), &now) == 0 &&
+                    SameFileState(now, snapshot_stat_) &&
+                    ::stat((snapshot_path_ + "-shm").c_str(), &beside) != 0 &&
+                    (::stat((snapshot_path_ + "-wal").c_str(), &beside) != 0 ||
+                     beside.st_size == 0);
+  if (same) return Status::Ok();
+  return Status::Busy(
+      "the store changed after it was opened read-only as a snapshot (another process "
+      "writes it); open it again to read it");
 }
 
 Status Db::OpenAs(const std::string& name, int flags) {
@@ -324,6 +369,7 @@ Result<sqlite3_stmt*> Db::Cached(const char* sql) {
 }
 
 Result<Statement> Db::Prepare(const char* sql) {
+  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
   auto stmt = Cached(sql);
   if (!stmt) return stmt.error();
   SettleHeldRead(*stmt);
@@ -366,6 +412,7 @@ Status Db::RunControl(const char* sql) {
 }
 
 Status Db::Exec(const char* sql) {
+  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
   SettleHeldRead(nullptr);
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
@@ -375,6 +422,7 @@ Status Db::Exec(const char* sql) {
 }
 
 Result<std::int64_t> Db::QueryInt(const char* sql) {
+  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
   SettleHeldRead(nullptr);
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
@@ -432,6 +480,7 @@ Status Transaction::Begin(Kind kind) {
   if (!read_ && db_->snapshot()) {
     return Status::ReadOnly(fmt::format("the store cannot be written: {}", db_->snapshot_why_));
   }
+  if (db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckSnapshot());
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};
   GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
   if (read_) {

@@ -4,6 +4,8 @@
 #ifndef GRAINSTORE_DB_H_
 #define GRAINSTORE_DB_H_
 
+#include <sys/stat.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -108,7 +110,10 @@ class Db {
   // Opens the database file read-only as an immutable snapshot: no locks, no
   // WAL, no shared-memory index. Only for a file no connection has open and
   // whose WAL holds nothing; a write transaction fails with ReadOnly, saying
-  // `why` the store was opened so.
+  // `why` the store was opened so. Before each read (outside a transaction)
+  // the file is checked again: once it has changed, or a -shm or a WAL with
+  // frames lies beside it (a writer came), reads fail with Busy, and a read
+  // that a writer's checkpoint overlapped is Busy too, not Corruption.
   Status OpenSnapshot(const std::string& path, std::string why);
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
@@ -183,9 +188,14 @@ class Db {
   Status RunControl(const char* sql);
   // Opens `name` (a path or a URI) with `flags` and installs the hooks.
   Status OpenAs(const std::string& name, int flags);
+  // For a snapshot outside a transaction: Busy once the file is no longer
+  // the one it opened (see OpenSnapshot).
+  Status CheckSnapshot() const;
 
   sqlite3* db_ = nullptr;
   std::string snapshot_why_;  // set by OpenSnapshot
+  std::string snapshot_path_;
+  struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   bool held_ = false;        // a read transaction is held

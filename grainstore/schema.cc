@@ -226,20 +226,25 @@ DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id);
 )sql";
 
+// Corruption unless a file with this application_id and user_version is
+// ours and not newer.
+Status CheckHeader(std::int64_t app, std::int64_t version) {
+  if (app != 0 && app != kApplicationId) return Status::Corruption("the file is not an areev store");
+  if (version > kSchemaVersion) {
+    return Status::Corruption(fmt::format(
+        "the store has schema version {}, newer than this build supports ({})", version,
+        kSchemaVersion));
+  }
+  return Status::Ok();
+}
+
 // The file's schema version, after checking that it is ours and not newer.
 Result<std::int64_t> CheckedVersion(Db* db) {
   auto app = db->QueryInt("PRAGMA application_id");
   if (!app.has_value()) return app.error();
   auto version = db->QueryInt("PRAGMA user_version");
   if (!version.has_value()) return version.error();
-  if (*app != 0 && *app != kApplicationId) {
-    return Status::Corruption("the file is not an areev store");
-  }
-  if (*version > kSchemaVersion) {
-    return Status::Corruption(fmt::format(
-        "the store has schema version {}, newer than this build supports ({})", *version,
-        kSchemaVersion));
-  }
+  GRAINSTORE_RETURN_IF_ERROR(CheckHeader(*app, *version));
   return *version;
 }
 
@@ -265,14 +270,21 @@ Status ConfigureConnection(Db* db, const Options& options) {
 }
 
 Result<bool> HoldsStore(Db* db) {
-  // Statements of their own, not a Transaction: its WAL stamp would map (and
-  // so create) a -shm beside a database that is not in WAL mode.
-  auto version = CheckedVersion(db);
-  if (!version.has_value()) return version.error();
-  if (*version != 0) return true;
-  auto tables = db->QueryInt("SELECT count(*) FROM sqlite_schema");
-  if (!tables.has_value()) return tables.error();
-  if (*tables != 0) {
+  // One statement, so one snapshot: a creator committing the schema between
+  // two reads would show tables without a version. Not a Transaction: its
+  // WAL stamp would map (and so create) a -shm beside a database that is not
+  // in WAL mode.
+  static constexpr char kSql[] =
+      "SELECT (SELECT application_id FROM pragma_application_id), "
+      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)";
+  auto st = db->Prepare(kSql);
+  if (!st) return st.error();
+  if (st->Step() != StepResult::kRow) return st->status();
+  const std::int64_t version = st->ColumnInt64(1);
+  const std::int64_t tables = st->ColumnInt64(2);
+  GRAINSTORE_RETURN_IF_ERROR(CheckHeader(st->ColumnInt64(0), version));
+  if (version != 0) return true;
+  if (tables != 0) {
     return Status::Corruption("the file is a SQLite database but not an areev store");
   }
   return false;

@@ -4,7 +4,9 @@
 #include <sodium.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <thread>
@@ -34,25 +36,28 @@ bool ValidNsName(std::string_view name) {
 constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
 
 // Why the store at `path` must be read as an immutable snapshot, or "" when
-// it can be opened as usual. A WAL store needs its -shm file beside it: a
-// user who cannot create files in the store's directory reads it only
-// while a process that could keeps the -shm there. With no -shm and nothing
-// in the WAL, no process has the store open and the file holds every
-// commit, so a snapshot of it is the store as it is.
-std::string SnapshotReason(const std::string& path) {
+// it can be opened as usual; `*real` is the file's path, symlinks resolved
+// (SQLite keeps the -wal and -shm beside the file a link names). A WAL
+// store needs its -shm file beside it: a user who cannot create files in the
+// store's directory reads it only while a process that could keeps the -shm
+// there. With no -shm and nothing in the WAL, no process has the store open
+// and the file holds every commit, so a snapshot of it is the store as it is.
+std::string SnapshotReason(const std::string& path, std::string* real) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
+  const fs::path file = fs::canonical(path, ec);
+  if (ec || !fs::is_regular_file(file, ec) || fs::file_size(file, ec) == 0 || ec) return "";
+  const fs::path dir = file.parent_path();
   if (::access(dir.c_str(), W_OK) == 0) return "";
-  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) == 0 || ec) return "";
-  if (fs::exists(path + "-shm", ec) || ec) return "";
-  const std::string wal = path + "-wal";
+  const int why = errno;
+  if (fs::exists(file.string() + "-shm", ec) || ec) return "";
+  const std::string wal = file.string() + "-wal";
   if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
+  *real = file.string();
   return fmt::format(
-      "it was opened read-only, as a snapshot, because this user cannot create files in {} "
-      "(a writer needs the store's -wal and -shm files there)",
-      dir.string());
+      "it was opened read-only, as a snapshot, because files cannot be created in {} ({}); "
+      "a writer needs the store's -wal and -shm files there",
+      dir.string(), std::strerror(why));
 }
 
 // Polls `ready` until it is true, or for kEmptyFileGrace; then Corruption
@@ -76,8 +81,8 @@ Store::~Store() = default;
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
-  if (std::string why = SnapshotReason(path); !why.empty()) {
-    GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(path, std::move(why)));
+  if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
+    GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(real, std::move(why)));
   } else {
     GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
   }

@@ -104,3 +104,25 @@ def test_reads_do_not_wait_for_a_writer_holding_the_lock(run_areev, db):
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def test_readers_and_writers_racing_a_stores_creation_never_call_it_foreign(areev_bin, tmp_path):
+    # Each round, two writers and two readers open a store that does not exist
+    # yet. A reader may find no store (exit 3, "no such file" or still
+    # empty) but never "not an areev store": the creator's schema appears in
+    # one commit, and the check reads the file's header in one statement.
+    create = json.dumps({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
+    foreign = "not an areev store"
+    for round_ in range(60):
+        db = str(tmp_path / f"race{round_}.db")
+        procs = [subprocess.Popen([areev_bin, "memtool", create, "--db", db],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        procs += [subprocess.Popen([areev_bin, "log", "--db", db],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for _ in range(2)]
+        results = [(p.wait(timeout=60), p.stderr.read()) for p in procs]
+        for code, err in results[:2]:
+            assert code == 0, (round_, err)
+        for code, err in results[2:]:
+            assert foreign not in err or "empty" in err, (round_, err)

@@ -294,8 +294,8 @@ def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nob
     assert log.returncode == 0 and len(json.loads(log.stdout)) == 2
 
     why = (f"the store cannot be written: it was opened read-only, as a snapshot, because "
-           f"this user cannot create files in {shared} (a writer needs the store's -wal "
-           f"and -shm files there)")
+           f"files cannot be created in {shared} (Permission denied); a writer needs the "
+           f"store's -wal and -shm files there")
     edit = run("memtool", json.dumps({"command": "create", "path": "/memories/b.md",
                                       "file_text": "x"}))
     assert edit.returncode == 1
@@ -305,3 +305,63 @@ def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nob
     assert (add.returncode, add.stderr) == (1, f"areev: add: {why}\n")
     assert open(db, "rb").read() == before
     assert sorted(p.name for p in shared.iterdir()) == ["agent.db", "areev"]
+    # The same file named with a leading "//" (one directory to POSIX).
+    twice = run("cat", "/memories/a.md")
+    assert twice.returncode == 0
+    assert subprocess.run(nobody + ["cat", "/memories/a.md", "--db", "/" + db],
+                          capture_output=True, text=True).stdout == "two\n"
+
+
+def test_a_snapshot_reader_says_so_once_a_writer_changes_the_store(as_nobody, run_areev):
+    # A long-lived reader (here memtool --batch) that opened the store as a
+    # snapshot must not go on answering from a file a writer has changed.
+    shared, nobody = as_nobody
+    db = str(shared / "agent.db")
+    assert run_areev("memtool", create("/memories/a.md", "v1\n"), "--db", db).returncode == 0
+    os.chmod(db, 0o644)
+    reader = subprocess.Popen(nobody + ["memtool", "--batch", "--db", db], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    view = json.dumps({"command": "view", "path": "/memories/a.md"}) + "\n"
+    try:
+        reader.stdin.write(view)
+        reader.stdin.flush()
+        first = json.loads(reader.stdout.readline())
+        assert first == {"content": "Here's the content of /memories/a.md with line numbers:\n"
+                                    "     1\tv1\n     2\t", "is_error": False}
+        edit = json.dumps({"command": "str_replace", "path": "/memories/a.md",
+                           "old_str": "v1", "new_str": "v2"})
+        assert run_areev("memtool", edit, "--db", db).returncode == 0
+        reader.stdin.write(view)
+        reader.stdin.flush()
+        second = json.loads(reader.stdout.readline())
+        assert second == {"content": "Error: Storage operation failed for /memories/a.md (Busy)",
+                          "is_error": True}
+    finally:
+        reader.stdin.close()
+        reader.wait(timeout=30)
+    assert reader.stderr.read() == (
+        "areev: memtool: the store changed after it was opened read-only as a snapshot "
+        "(another process writes it); open it again to read it\n")
+    # A new reader reads the change.
+    fresh = subprocess.run(nobody + ["cat", "/memories/a.md", "--db", db],
+                           capture_output=True, text=True)
+    assert (fresh.returncode, fresh.stdout) == (0, "v2\n")
+
+
+def test_a_store_named_through_a_symlink_is_judged_where_the_file_lies(as_nobody, run_areev):
+    # SQLite keeps the -wal and -shm beside the file a link names: a link in a
+    # directory nobody cannot write to a store in one nobody can is a store
+    # nobody can write.
+    shared, nobody = as_nobody
+    real_dir = shared / "open"
+    real_dir.mkdir()
+    real_dir.chmod(0o777)
+    db = real_dir / "agent.db"
+    assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", str(db)).returncode == 0
+    os.chmod(db, 0o666)
+    link = shared / "agent.db"
+    link.symlink_to(db)
+    made = subprocess.run(nobody + ["memtool", create("/memories/b.md", "b\n"), "--db", str(link)],
+                          capture_output=True, text=True)
+    assert (made.returncode, made.stdout) == (0, "File created successfully at: /memories/b.md")
+    assert run_areev("cat", "/memories/b.md", "--db", str(db)).stdout == "b\n"

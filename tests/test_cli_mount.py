@@ -134,11 +134,38 @@ def test_mount_refuses_a_second_areev_mount_on_one_mountpoint(run_areev, db, tmp
             second = run_areev("mount", spelling, "--db", other)
             assert second.returncode == 1, second.stderr
             assert "an areev mount is already there; unmount it first" in second.stderr
-        with open("/proc/self/mountinfo") as table:
-            assert sum(f" {mnt} " in line for line in table) == 1
+        link = tmp_path / "link"
+        link.symlink_to(mnt)
+        through_link = run_areev("mount", str(link), "--db", other)
+        assert through_link.returncode == 1, through_link.stderr
+        assert mounts_on(mnt) == 1
         assert (mnt / "first.md").read_text() == "first\n"
         assert not os.path.exists(other)
-        assert run_areev("umount", str(mnt)).returncode == 0
+        assert run_areev("umount", str(link)).returncode == 0  # unmounts what the link names
+        assert mounts_on(mnt) == 0
+    finally:
+        force_unmount(str(mnt))
+
+
+def mounts_on(path):
+    with open("/proc/self/mountinfo") as table:
+        return sum(f" {path} " in line for line in table)
+
+
+def test_two_mounts_started_at_once_on_one_mountpoint_make_one(areev_bin, tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        for round_ in range(5):
+            procs = [subprocess.Popen([areev_bin, "mount", str(mnt), "--db",
+                                       str(tmp_path / f"{round_}-{i}.db")],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                     for i in range(2)]
+            codes = sorted(p.wait(timeout=60) for p in procs)
+            assert codes == [0, 1], [p.stderr.read() for p in procs]
+            assert mounts_on(mnt) == 1
+            assert subprocess.run([areev_bin, "umount", str(mnt)]).returncode == 0
+            assert mounts_on(mnt) == 0
     finally:
         force_unmount(str(mnt))
 
