@@ -1,7 +1,10 @@
 #include "line_diff.h"
 
+#include <stdlib.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
@@ -114,7 +117,17 @@ TEST(UnifiedDiffTest, AppliesWithPatch) {
   if (std::system("command -v patch >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "no patch(1)";
   std::mt19937 rng(99);
-  const std::string dir = ::testing::TempDir();
+  // A directory of its own, removed at the end: runs side by side never
+  // share the files, and none are left behind.
+  std::string dir = ::testing::TempDir() + "areev_patch_XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  struct RemoveAtEnd {
+    std::string path;
+    ~RemoveAtEnd() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_at_end{dir};
   for (int round = 0; round < 40; ++round) {
     std::string a, b;
     for (int i = 0; i < 60; ++i) {

@@ -10,8 +10,16 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const { Areev, codes } = require(path.join(ROOT, 'bindings', 'node'));
 
+// A store path in a fresh directory, removed when the process exits (each
+// test file runs in a process of its own).
+const madeDirs = [];
+process.on('exit', () => {
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function tmpDb(name = 'agent.db') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'areev-node-'));
+  madeDirs.push(dir);
   return path.join(dir, name);
 }
 
