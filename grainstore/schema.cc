@@ -229,7 +229,11 @@ CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id);
 // Corruption unless a file with this application_id and user_version is
 // ours and not newer.
 Status CheckHeader(std::int64_t app, std::int64_t version) {
-  if (app != 0 && app != kApplicationId) return Status::Corruption("the file is not an areev store");
+  // Every store is stamped with both in one transaction, so a version without
+  // the stamp is another program's, not a store from a newer areev.
+  if (app != kApplicationId && (app != 0 || version != 0)) {
+    return Status::Corruption("the file is a SQLite database but not an areev store");
+  }
   if (version > kSchemaVersion) {
     return Status::Corruption(fmt::format(
         "the store has schema version {}, newer than this build supports ({})", version,

@@ -14,6 +14,20 @@ def create(path, text):
     return json.dumps({"command": "create", "path": path, "file_text": text})
 
 
+def sqlite_file(path, *statements):
+    """Another program's SQLite database at path, made by running statements."""
+    con = sqlite3.connect(path, isolation_level=None)  # each statement commits
+    for statement in statements:
+        con.execute(statement)
+    con.close()
+    return path
+
+
+def not_a_store(path):
+    return (f"areev: cannot open store {path}: the file is a SQLite "
+            f"database but not an areev store\n")
+
+
 def test_exit_codes(run_areev, db):
     assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
     assert run_areev("cat", "/memories/b", "--db", db).returncode == 1
@@ -58,14 +72,20 @@ def test_truncated_real_store_is_not_silently_accepted(run_areev, db, tmp_path):
 
 
 def test_foreign_sqlite_file_is_exit_3(run_areev, tmp_path):
-    other = tmp_path / "other.db"
-    con = sqlite3.connect(other)
-    con.execute("CREATE TABLE t (x)")
-    con.execute("PRAGMA user_version = 999")
-    con.commit()
-    con.close()
-    proc = run_areev("log", "--db", str(other))
-    assert proc.returncode == 3, proc.stderr
+    # A schema version of its own, or another application id: not a store of
+    # a newer areev, which would carry areev's id ("arev").
+    for name, stamp in (("version.db", "PRAGMA user_version = 999"),
+                        ("app.db", "PRAGMA application_id = 1234")):
+        other = sqlite_file(tmp_path / name, "CREATE TABLE t (x)", stamp)
+        for args in (["log"], ["memtool", create("/memories/a", "a")]):
+            proc = run_areev(*args, "--db", str(other))
+            assert (proc.returncode, proc.stderr) == (3, not_a_store(other)), (name, args)
+    newer = sqlite_file(tmp_path / "newer.db", "CREATE TABLE t (x)",
+                        f"PRAGMA application_id = {0x61726576}", "PRAGMA user_version = 999")
+    proc = run_areev("log", "--db", str(newer))
+    assert (proc.returncode, proc.stderr) == (
+        3, f"areev: cannot open store {newer}: the store has schema version 999, "
+           f"newer than this build supports (5)\n")
 
 
 def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
@@ -94,36 +114,25 @@ def test_another_programs_database_is_refused_as_it_was_found(run_areev, tmp_pat
     # A database of another program (rollback journal, tables of its own) is
     # refused by reads and writes alike, and left byte for byte as it was: no
     # switch to WAL, no -wal or -shm beside it.
-    other = tmp_path / "other.db"
-    con = sqlite3.connect(other)
-    con.execute("CREATE TABLE t (x)")
-    con.execute("INSERT INTO t VALUES (1)")
-    con.commit()
-    con.close()
+    other = sqlite_file(tmp_path / "other.db", "CREATE TABLE t (x)",
+                        "INSERT INTO t VALUES (1)")
     before = other.read_bytes()
     for args in (["log"], ["cat", "/memories/a"],
                  ["memtool", create("/memories/a", "a")],
                  ["add", "--subject", "s", "--relation", "r", "--object", "o"]):
         proc = run_areev(*args, "--db", str(other))
-        assert proc.returncode == 3, (args, proc.stderr)
-        assert proc.stderr == (f"areev: cannot open store {other}: the file is a SQLite "
-                               f"database but not an areev store\n"), args
+        assert (proc.returncode, proc.stderr) == (3, not_a_store(other)), args
     assert other.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
 
 def test_a_sqlite_database_without_tables_is_made_a_store_only_by_a_write(run_areev, tmp_path):
-    blank = tmp_path / "blank.db"
-    con = sqlite3.connect(blank)
-    con.execute("PRAGMA user_version = 0")
-    con.execute("VACUUM")  # writes the header page: a database with no tables
-    con.close()
+    # VACUUM writes the header page: a database with no tables.
+    blank = sqlite_file(tmp_path / "blank.db", "PRAGMA user_version = 0", "VACUUM")
     before = blank.read_bytes()
     assert len(before) > 0
     proc = run_areev("log", "--db", str(blank))
-    assert proc.returncode == 3
-    assert proc.stderr == (f"areev: cannot open store {blank}: the file is a SQLite "
-                           f"database but not an areev store\n")
+    assert (proc.returncode, proc.stderr) == (3, not_a_store(blank))
     assert blank.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blank.db"]
     assert run_areev("memtool", create("/memories/a", "a"), "--db", str(blank)).returncode == 0
