@@ -54,15 +54,9 @@ std::vector<std::string> SplitOptions(const std::vector<std::string>& raw) {
 // not when the environment already names the tunable (the user's choice, or
 // this process after that start) or when valgrind runs it (its own malloc,
 // and an exec would leave valgrind behind). A failed exec changes nothing.
-void RestartWithHugePageMalloc() {
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  const bool had_tunables = tunables != nullptr;
-  const std::string current = had_tunables ? tunables : "";
-  if (current.find("glibc.malloc.hugetlb") != std::string::npos) return;
-  const char* preload = std::getenv("LD_PRELOAD");
-  if (preload != nullptr && std::string_view(preload).find("vgpreload") != std::string_view::npos) {
-    return;
-  }
+// The words this process was started with, from /proc/self/cmdline: the
+// same argv, also after the restart below, which passes them on unchanged.
+std::vector<std::string> CommandLineWords() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string cmdline{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   std::vector<std::string> words;
@@ -71,6 +65,18 @@ void RestartWithHugePageMalloc() {
     if (end == std::string::npos) end = cmdline.size();
     words.emplace_back(cmdline, start, end - start);
     start = end + 1;
+  }
+  return words;
+}
+
+void RestartWithHugePageMalloc(std::vector<std::string> words) {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const bool had_tunables = tunables != nullptr;
+  const std::string current = had_tunables ? tunables : "";
+  if (current.find("glibc.malloc.hugetlb") != std::string::npos) return;
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload != nullptr && std::string_view(preload).find("vgpreload") != std::string_view::npos) {
+    return;
   }
   if (words.empty()) return;
   std::vector<char*> argv;
@@ -90,19 +96,18 @@ void RestartWithHugePageMalloc() {
 
 // Names the process after the command the user ran (argv[0]'s last part),
 // as ps, pgrep and top show it: an exec of /proc/self/exe names it "exe".
-void NameProcessAsInvoked() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string argv0;
-  std::getline(in, argv0, '\0');
-  const std::string name = std::filesystem::path(argv0).filename().string();
+void NameProcessAsInvoked(const std::vector<std::string>& words) {
+  if (words.empty()) return;
+  const std::string name = std::filesystem::path(words.front()).filename().string();
   if (!name.empty()) (void)prctl(PR_SET_NAME, name.c_str(), 0, 0, 0);  // kept to 15 bytes
 }
 #endif
 
 int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 #ifdef AREEV_HAVE_FUSE
-  RestartWithHugePageMalloc();
-  NameProcessAsInvoked();
+  const std::vector<std::string> words = CommandLineWords();
+  RestartWithHugePageMalloc(words);
+  NameProcessAsInvoked(words);
   fusefs::MountOptions options;
   options.db_path = global.db;
   options.ns = global.ns;
