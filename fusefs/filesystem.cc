@@ -130,17 +130,29 @@ Status Filesystem::LoadLocked(Inode& inode) {
   return Status::Ok();
 }
 
-Status Filesystem::SealLocked(Inode& inode) {
+Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   if (!inode.dirty) return Status::Ok();
   if (inode.unlinked) {  // writes to an unlinked file never resurrect its path
     inode.dirty = false;
     return Status::Ok();
   }
-  auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns);
+  const std::int64_t now = NowNs();
+  const bool amends = handle != 0 && inode.provisional_by == handle &&
+                      now - inode.provisional_since_ns < kCoalesceWindowNs;
+  auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns,
+                                   amends ? std::string_view(inode.provisional_grain)
+                                          : std::string_view());
   if (!written) return written.error();
   inode.dirty = false;
   inode.pristine = false;
   inode.info = written->node;
+  if (written->new_version) {
+    // This version is provisional while its handle stays open; a version
+    // sealed by anything else (fsync, a rename) is a deliberate save.
+    inode.provisional_by = handle;
+    inode.provisional_grain = handle != 0 ? written->grain_id : std::string();
+    if (!amends) inode.provisional_since_ns = now;
+  }
   return Status::Ok();
 }
 
@@ -214,6 +226,11 @@ int Filesystem::CheckNewName(fuse_ino_t parent, std::string_view name, const cha
   if (parent == FUSE_ROOT_ID && name == grainstore::kHistoryDirName) {
     Log(LogLevel::kWarning, "{}: refusing to create reserved name .history at the root", op);
     return EPERM;
+  }
+  if (!grainstore::IsValidUtf8(name)) {
+    // EILSEQ, as filesystems that keep names in UTF-8 answer (ZFS utf8only).
+    Log(LogLevel::kWarning, "{}: rejected a name that is not valid UTF-8", op);
+    return EILSEQ;
   }
   Status valid = grainstore::ValidateName(name);
   if (!valid.ok()) {

@@ -39,6 +39,13 @@ inline constexpr std::size_t kKeptBodies = 64;
 inline constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kMaxKeptBodyBytes = std::size_t{16} << 20;
 
+// Saves of one open file (a flush at every close() of a copy of its
+// descriptor, as each child of a shell with `> f` makes) within this long of
+// the first are one logical save: the earlier versions are kept but marked
+// transient. A writer that stays open longer leaves a visible version per
+// window, a checkpoint.
+inline constexpr std::int64_t kCoalesceWindowNs = std::int64_t{5'000'000'000};
+
 // Inode numbers with this bit are .history entries, never store nodes.
 inline constexpr fuse_ino_t kVirtualBit = fuse_ino_t{1} << 63;
 
@@ -100,7 +107,11 @@ class Filesystem {
   grainstore::Status LoadLocked(Inode& inode);
   // Seals a dirty draft as the file's body (a new version when versioned and
   // changed); no-op when clean; discards the draft of an unlinked inode.
-  grainstore::Status SealLocked(Inode& inode);
+  // `handle`: the open file whose flush or release seals (0: anything else,
+  // such as fsync, rename or unmount, whose version is never amended).
+  grainstore::Status SealLocked(Inode& inode, std::uint64_t handle = 0);
+  // A new nonzero id for an open regular file's fuse_file_info::fh.
+  std::uint64_t NewHandle() { return next_handle_.fetch_add(1, std::memory_order_relaxed); }
   // Called after the last handle of a file was released (its mutex not held):
   // keeps its clean body loaded for the next open, dropping the bodies of the
   // files released longest ago beyond kKeptBodies and kKeptBytes. `bytes`:
@@ -115,8 +126,9 @@ class Filesystem {
   // The current store key of a node ("" when it is gone).
   std::string KeyOf(grainstore::NodeId id);
   // errno (0: fine) for creating `name` in kernel directory `parent`:
-  // EROFS inside .history, EPERM for .history at the root, EINVAL /
-  // ENAMETOOLONG for names grainstore::ValidateName rejects. Logs refusals.
+  // EROFS inside .history, EPERM for .history at the root, EILSEQ for a name
+  // that is not UTF-8, EINVAL / ENAMETOOLONG for other names
+  // grainstore::ValidateName rejects. Logs refusals.
   int CheckNewName(fuse_ino_t parent, std::string_view name, const char* op);
   // Versioning for a file named `name` in directory `dir` (store id): the
   // name policy (VersioningFor), and a SQLite sidecar (`X-journal`, `X-wal`,
@@ -131,6 +143,7 @@ class Filesystem {
   grainstore::NodeId root_ = 0;
   std::string db_path_;
   std::atomic<bool> writeback_{false};
+  std::atomic<std::uint64_t> next_handle_{1};
   bool want_writeback_ = false;
   InodeTable inodes_;
   std::unique_ptr<HistoryTree> history_;

@@ -198,7 +198,9 @@ int HistoryTree::ListVersions(const std::string& key, std::vector<DirEntry>* out
   if (!versions) return StatusToErrno(versions.error());
   std::string_view base = grainstore::BaseName(key);
   for (const VersionInfo& v : *versions) {
-    if (v.purged) continue;
+    // Transient versions (saves coalesced into a later one) are reachable
+    // by name, like `areev history --all` shows them, but not listed.
+    if (v.purged || v.transient) continue;
     AppendEntry(VersionFileName(v, base), Node{Kind::kVersion, key, v}, out);
   }
   return 0;

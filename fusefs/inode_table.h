@@ -29,6 +29,16 @@ struct Inode {
   // seal yet (a shell's `>` redirection closes a dup'd fd before writing);
   // release or fsync does.
   bool pristine = false;
+  // The open handle (fuse_file_info::fh) that last wrote, truncated or
+  // opened with O_TRUNC: its release seals the draft even while other
+  // handles are open (`: > f` while `tail -f f` runs).
+  std::uint64_t last_writer = 0;
+  // The handle whose flush sealed the head version, while it stays open, and
+  // when the run of saves it amends began. A later seal from that handle
+  // within kCoalesceWindowNs marks that version transient (fusefs.md).
+  std::uint64_t provisional_by = 0;
+  std::string provisional_grain;  // hex grain id
+  std::int64_t provisional_since_ns = 0;
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open
   int writers = 0;            // open handles with write access

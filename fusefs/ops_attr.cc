@@ -21,8 +21,9 @@ std::int64_t TimeNs(const timespec& ts) {
 }
 
 // Applies a size change to the draft. A path truncate with no open writer
-// seals its own version; otherwise the next flush/close seals.
-int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, bool has_handle) {
+// seals its own version; otherwise the next flush/close seals. `fi`: the
+// handle of an ftruncate, or null.
+int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, const fuse_file_info* fi) {
   if (inode.info.kind == NodeKind::kDirectory) return EISDIR;
   if (inode.info.kind != NodeKind::kFile) return EINVAL;
   // The store's limit, as a write past it gets: a larger size accepted here
@@ -39,7 +40,8 @@ int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, bool has_handle) {
   }
   inode.dirty = true;
   inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
-  if (!has_handle && inode.writers == 0) {
+  if (fi != nullptr) inode.last_writer = fi->fh;
+  if (fi == nullptr && inode.writers == 0) {
     Status sealed = fs.SealLocked(inode);
     if (!sealed.ok()) return FailureErrno("truncate", sealed);
   }
@@ -135,7 +137,7 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       if (to_set & FUSE_SET_ATTR_SIZE) {
-        err = TruncateLocked(fs, *inode, attr->st_size, fi != nullptr);
+        err = TruncateLocked(fs, *inode, attr->st_size, fi);
       }
       if (err == 0 && has_attrs) {
         if (inode->unlinked) {
@@ -145,9 +147,16 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
           if (!node) {
             err = FailureErrno("setattr", node.error());
           } else {
-            std::uint64_t size = inode->info.size;
+            // An unsealed draft keeps its size and, unless this call sets
+            // it, its mtime: the store's are the last sealed version's, and
+            // the seal writes the draft's (cp -p, vim's fchmod before close).
+            const std::uint64_t size = inode->info.size;
+            const std::int64_t mtime_ns = inode->info.mtime_ns;
             inode->info = *node;
-            if (inode->dirty) inode->info.size = size;
+            if (inode->dirty) {
+              inode->info.size = size;
+              if (!update.mtime_ns) inode->info.mtime_ns = mtime_ns;
+            }
           }
         }
       }

@@ -33,6 +33,7 @@ bool OpenLocked(Inode& inode, fuse_file_info* fi) {
       inode.loaded = true;
       inode.dirty = true;
       inode.pristine = true;
+      inode.last_writer = fi->fh;
       inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
     }
   }
@@ -61,6 +62,7 @@ void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const cha
   fuse_entry_param e{};
   fs.MakeEntry(*node, &e);
   auto inode = fs.inodes().Find(node->id);
+  fi->fh = fs.NewHandle();
   bool keep;
   {
     std::lock_guard<std::mutex> lock(inode->mu);
@@ -83,6 +85,7 @@ int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_
   std::memcpy(inode.data.data() + at, buf, size);
   inode.dirty = true;
   inode.pristine = false;
+  inode.last_writer = fi->fh;
   inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
   if (inode.handles == 0) {  // a late write-back after release: seal now
     Status sealed = fs.SealLocked(inode);
@@ -119,6 +122,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
     fuse_entry_param e{};
     fs.MakeEntry(*node, &e);
     auto inode = fs.inodes().Find(node->id);
+    fi->fh = fs.NewHandle();
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       OpenLocked(*inode, fi);
@@ -126,6 +130,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
       inode->loaded = true;
       inode->dirty = true;  // even an empty new file seals v1 (at release)
       inode->pristine = true;
+      inode->last_writer = fi->fh;
     }
     fi->keep_cache = 1;
     fuse_reply_create(req, &e, fi);
@@ -141,6 +146,7 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep = false;
     bool is_dir;
+    fi->fh = fs.NewHandle();
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
@@ -201,7 +207,7 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
   });
 }
 
-void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Guarded(req, "flush", [&] {
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, 0);
     Filesystem& fs = Fs(req);
@@ -210,7 +216,7 @@ void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
     Status sealed;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      if (!inode->pristine) sealed = fs.SealLocked(*inode);
+      if (!inode->pristine) sealed = fs.SealLocked(*inode, fi->fh);
     }
     fuse_reply_err(req, sealed.ok() ? 0 : FailureErrno("flush", sealed));
   });
@@ -229,14 +235,17 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     std::size_t kept_bytes = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      // Only the last handle seals here. Release arrives asynchronously after
-      // close(): another handle may already have reopened the file with O_TRUNC,
-      // and its empty, not yet written draft must not become a version; that
-      // handle seals at its own flush or release.
-      if (inode->handles <= 1) {
-        Status sealed = fs.SealLocked(*inode);
+      // The last handle seals here, and so does the handle whose change the
+      // draft holds. Release arrives asynchronously after close(): another
+      // handle may already have reopened the file with O_TRUNC, and its empty,
+      // not yet written draft must not become a version; that handle seals at
+      // its own flush or release.
+      if (inode->handles <= 1 || inode->last_writer == fi->fh) {
+        Status sealed = fs.SealLocked(*inode, fi->fh);
         if (!sealed.ok()) FailureErrno("release", sealed);
       }
+      if (inode->last_writer == fi->fh) inode->last_writer = 0;
+      if (inode->provisional_by == fi->fh) inode->provisional_by = 0;  // its saves are final
       if (inode->handles > 0) --inode->handles;
       if (IsWriter(fi) && inode->writers > 0) --inode->writers;
       if (inode->handles == 0 && !inode->dirty) {

@@ -1,6 +1,7 @@
 // Memory path rules (contract C4-C8) and directory-entry name rules.
 #include "grainstore/path.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -85,6 +86,41 @@ Result<MemoryPath> ParseMemoryPath(std::string_view raw) {
   return path;
 }
 
+// Strict UTF-8 check (no overlongs, surrogates or code points past U+10FFFF).
+bool IsValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int extra;
+    std::uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2, cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= extra) return false;
+    for (int i = 1; i <= extra; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    p += extra + 1;
+  }
+  return true;
+}
+
 Status ValidateName(std::string_view name) {
   if (name.empty()) return Status::InvalidArgument("Name is empty");
   if (name == "." || name == "..") {
@@ -102,6 +138,7 @@ Status ValidateName(std::string_view name) {
   if (name.find('\\') != std::string_view::npos) {
     return Status::InvalidArgument("Name " + std::string(name) + " contains a backslash");
   }
+  if (!IsValidUtf8(name)) return Status::InvalidArgument("Name is not valid UTF-8");
   if (HasEncodedSeparator(name)) {
     return Status::InvalidArgument("Name " + std::string(name) +
                                    " contains an encoded separator (%2e, %2f or %5c)");

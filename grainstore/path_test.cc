@@ -166,6 +166,12 @@ TEST(ValidateNameTest, Table) {
       {"x%5c", StatusCode::kInvalidArgument},
       {"x%5C", StatusCode::kInvalidArgument},
       {std::string(kMaxNameBytes + 1, 'x'), StatusCode::kNameTooLong},
+      {"bad\xff", StatusCode::kInvalidArgument},          // not UTF-8
+      {"caf\xc3", StatusCode::kInvalidArgument},          // truncated sequence
+      {"\xc0\xaf", StatusCode::kInvalidArgument},         // overlong '/'
+      {"\xed\xa0\x80", StatusCode::kInvalidArgument},     // a surrogate
+      {"\xf4\x90\x80\x80", StatusCode::kInvalidArgument}, // past U+10FFFF
+      {"\xf0\x9f\x98\x80", StatusCode::kOk},              // U+1F600
   };
   for (const NameCase& c : cases) {
     Status status = ValidateName(c.name);

@@ -206,6 +206,20 @@ Status StoreImpl::SetChainState(ChainId id, ChainState state, std::int64_t delet
   return st->Run();
 }
 
+Status StoreImpl::MarkTransient(ChainId chain, std::uint32_t seq, std::string_view grain_id) {
+  static constexpr char kSql[] =
+      "UPDATE grains SET flags = flags | ? "
+      "WHERE chain_id = ? AND seq = ? AND grain_id = ? AND (flags & ?) != 0";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, kGrainFlagTransient);
+  st->BindInt64(2, static_cast<std::int64_t>(chain));
+  st->BindInt64(3, seq);
+  st->BindBlob(4, grain_id);
+  st->BindInt64(5, kGrainFlagMountSave);
+  return st->Run();
+}
+
 Status StoreImpl::SetChainSubject(ChainId id, std::string_view subject) {
   static constexpr char kSql[] = "UPDATE chains SET subject = ? WHERE id = ?";
   auto st = db.Prepare(kSql);

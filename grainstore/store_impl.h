@@ -227,6 +227,9 @@ class StoreImpl {
   Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
   Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, bool revivable);
   Status SetChainSubject(ChainId id, std::string_view subject);
+  // Marks version `seq` of `chain` transient (kGrainFlagTransient) when it is
+  // the mount-saved grain `grain_id` (raw); otherwise changes nothing.
+  Status MarkTransient(ChainId chain, std::uint32_t seq, std::string_view grain_id);
   // Every chain at subject, in LatestChain's order (live first, then the
   // most recently deleted).
   Result<std::vector<ChainRow>> ChainsAt(NsId ns, std::string_view subject,

@@ -210,7 +210,8 @@ Result<std::string> Store::ReadBody(NodeId id) {
 }
 
 Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
-                                     std::optional<std::int64_t> mtime_ns) {
+                                     std::optional<std::int64_t> mtime_ns,
+                                     std::string_view amends) {
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
@@ -224,6 +225,10 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   std::int64_t now = NowNs();
   WriteResult out;
   GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount, &out));
+  std::string amended;
+  if (out.new_version && out.seq > 1 && FromHex(amends, &amended) && amended.size() == kHashBytes) {
+    GRAINSTORE_RETURN_IF_ERROR(s.MarkTransient(out.node.chain_id, out.seq - 1, amended));
+  }
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return out;
 }

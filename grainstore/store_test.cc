@@ -404,6 +404,44 @@ TEST_F(StoreTest, UnlinkDiscardsOnlyYoungFilesSavedThroughTheMount) {
   EXPECT_EQ(Read("/memories/agent.md"), "IMPORTANT\n");
 }
 
+// A save that amends the mount-saved version it supersedes marks that version
+// transient; it stays in the history, readable. Anything else marks nothing:
+// a version the memory tool wrote in between, or an id that is not the
+// superseded version's.
+TEST_F(StoreTest, WriteBodyAmendsOnlyTheMountSavedVersionItSupersedes) {
+  auto root = *store_->RootId(ns_);
+  NewNode file{.kind = NodeKind::kFile, .mode = 0644};
+  auto n = store_->CreateNode(root, "log.md", file);
+  ASSERT_TRUE(n.has_value());
+  auto v1 = store_->WriteBody(n->id, "one\n");
+  ASSERT_TRUE(v1.has_value());
+  auto v2 = store_->WriteBody(n->id, "one\ntwo\n", std::nullopt, v1->grain_id);
+  ASSERT_TRUE(v2.has_value());
+  // Not the superseded version: v1 again, and a malformed id.
+  auto v3 = store_->WriteBody(n->id, "one\ntwo\n3\n", std::nullopt, v1->grain_id);
+  ASSERT_TRUE(v3.has_value());
+  auto v4 = store_->WriteBody(n->id, "4\n", std::nullopt, "zz");
+  ASSERT_TRUE(v4.has_value());
+  // Written by the memory tool: never marked, whatever the mount names.
+  auto v5 = store_->PutFile(ns_, "/memories/log.md", "agent\n");
+  ASSERT_TRUE(v5.has_value());
+  auto v6 = store_->WriteBody(n->id, "6\n", std::nullopt, v5->grain_id);
+  ASSERT_TRUE(v6.has_value());
+  // Identical content seals nothing and marks nothing.
+  auto same = store_->WriteBody(n->id, "6\n", std::nullopt, v6->grain_id);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_FALSE(same->new_version);
+
+  auto versions = store_->History(ns_, "/memories/log.md");
+  ASSERT_TRUE(versions.has_value()) << versions.error().ToString();
+  std::vector<bool> transient;
+  for (const VersionInfo& v : *versions) transient.push_back(v.transient);
+  EXPECT_EQ(transient, (std::vector<bool>{true, false, false, false, false, false}));
+  auto first = store_->ReadVersion(ns_, "/memories/log.md", v1->grain_id);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(*first, "one\n");
+}
+
 // rsync's first copy of a file: `.NAME.XXXXXX` saved through the mount, then
 // renamed to the new name NAME. One version, created at NAME; without the
 // hint (an explicit mv) the chain moves and records the rename.

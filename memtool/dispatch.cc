@@ -19,41 +19,6 @@ namespace {
 using internal::Failure;
 using nlohmann::json;
 
-// Strict UTF-8 check (no overlongs, surrogates or code points past U+10FFFF).
-bool IsValidUtf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int extra;
-    std::uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-      extra = 1, cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      extra = 2, cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      extra = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (end - p <= extra) return false;
-    for (int i = 1; i <= extra; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
-      return false;
-    }
-    p += extra + 1;
-  }
-  return true;
-}
-
 ToolResult MissingParam(std::string_view name, std::string_view command) {
   std::string msg = "Parameter `";
   msg.append(name);
@@ -173,7 +138,7 @@ ToolResult MemoryTool::Execute(std::string_view json_command) {
     }
     internal::JsonInput input;
     if (!internal::ParseJsonInput(json_command, &input)) {
-      return Failure(IsValidUtf8(json_command) ? "Input is not valid JSON"
+      return Failure(grainstore::IsValidUtf8(json_command) ? "Input is not valid JSON"
                                                : "Input is not valid UTF-8");
     }
     if (!input.doc.is_object()) return Failure("Input must be a JSON object");

@@ -262,6 +262,45 @@ def test_bad_names_clean_errno(mnt):
     assert "rejected name" in mnt.log()  # each refusal leaves a log line
 
 
+def test_a_name_that_is_not_utf8_is_refused_and_the_tool_reaches_every_name(mnt):
+    # The memory tool's paths are JSON text: a name that is not UTF-8 could
+    # be made through the mount but never viewed, edited or deleted by it.
+    root = os.fsencode(mnt.path)
+    expect_errno(errno.EILSEQ, os.open, root + b"/bad\xff.md", os.O_CREAT | os.O_WRONLY, 0o644)
+    expect_errno(errno.EILSEQ, os.mkdir, root + b"/dir\xc3")
+    expect_errno(errno.EILSEQ, os.symlink, "target", root + b"/link\xed\xa0\x80")
+    (mnt.path / "ok.md").write_text("kept\n")
+    expect_errno(errno.EILSEQ, os.rename, mnt.path / "ok.md", root + b"/\xfe.md")
+    assert "not valid UTF-8" in mnt.log()
+    (mnt.path / "caf\u00e9.md").write_text("fine\n")  # UTF-8 names are fine
+    assert sorted(os.listdir(mnt.path)) == ["caf\u00e9.md", "ok.md"]
+    listing = memtool(mnt.db, {"command": "view", "path": "/memories"})["content"]
+    assert "caf\u00e9.md" in listing and "ok.md" in listing
+
+
+def test_chmod_before_close_keeps_the_unsaved_writes_mtime(mnt):
+    # cp -p and vim write, then fchmod, then close: the version's mtime is
+    # the writes', not the previous version's.
+    p = mnt.path / "m.md"
+    p.write_text("old\n")
+    os.utime(p, ns=(946684800 * 10**9, 946684800 * 10**9))  # 2000-01-01
+    before = time.time_ns()
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"new\n")
+    os.fchmod(fd, 0o600)
+    assert os.fstat(fd).st_mtime_ns >= before
+    os.close(fd)
+    st = os.stat(p)
+    assert (st.st_mode & 0o777, p.read_text()) == (0o600, "old\nnew\n")
+    assert st.st_mtime_ns >= before
+    # The store holds it too: another mount of the same store sees it.
+    other = Mount(mnt.db, mnt.path.parent / "other").start()
+    try:
+        assert os.stat(other.path / "m.md").st_mtime_ns == st.st_mtime_ns
+    finally:
+        assert other.stop() == 0
+
+
 def test_paths_past_the_key_limit_are_name_too_long(mnt):
     """A path over 4096 bytes is ENAMETOOLONG (not EFBIG), also when a directory
     rename would push a file under it past the limit; nothing moves then.

@@ -1,9 +1,11 @@
 """Versioning through the mount: one version per save, whatever the editor."""
+import json
 import os
 import re
 import sqlite3
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -92,6 +94,81 @@ def test_amendment_after_flush_before_release(mnt):
     os.close(dup)  # flush again, then release
     assert p.read_text() == "draft more"
     assert versions(mnt, "am.md")[-1]["size"] == 10
+
+
+def every_version(mnt, rel):
+    """Versions of the file, transient ones included (history --all)."""
+    return json.loads(areev(mnt.db, "history", "/memories/" + rel, "--json", "--all").stdout)
+
+
+def test_children_closing_a_shared_descriptor_make_one_visible_version(mnt):
+    # Each child of `{ ...; } > f` closes its copy of the descriptor, a
+    # flush that seals; the saves of that one open are one logical save.
+    script = "{ for i in $(seq 20); do echo \"line $i\"; /bin/true; done; } > " + str(mnt.path / "s.log")
+    subprocess.run(["bash", "-c", script], check=True)
+    text = "".join(f"line {i}\n" for i in range(1, 21))
+    assert (mnt.path / "s.log").read_text() == text
+    shown = versions(mnt, "s.log")
+    assert [(v["version"], v["size"], v["transient"]) for v in shown] == [(20, len(text), False)]
+    every = every_version(mnt, "s.log")
+    assert len(every) == 20 and all(v["transient"] for v in every[:-1])
+    listed = history_dir(mnt.path, "s.log")  # .history lists what history shows
+    assert len(listed) == 1 and listed[0].startswith("v000020-")
+    # A coalesced version stays readable.
+    assert areev(mnt.db, "cat", "/memories/s.log", "--version", "3").stdout == text[:21]
+
+
+def test_separate_opens_and_fsync_are_saves_of_their_own(mnt):
+    p = mnt.path / "own.md"
+    for word in ("a\n", "b\n", "c\n"):  # three open-append-close cycles
+        with open(p, "a") as f:
+            f.write(word)
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"d\n")
+    os.fsync(fd)  # a deliberate save: never coalesced away
+    os.write(fd, b"e\n")
+    subprocess.run(["/bin/true"], pass_fds=(fd,), check=True)  # a child's close seals
+    os.write(fd, b"f\n")
+    os.close(fd)
+    sizes = [(v["size"], v["transient"]) for v in every_version(mnt, "own.md")]
+    assert sizes == [(2, False), (4, False), (6, False), (8, False), (10, True), (12, False)]
+
+
+def test_a_writer_open_past_the_window_leaves_a_checkpoint(mnt):
+    fd = os.open(mnt.path / "long.log", os.O_CREAT | os.O_WRONLY, 0o644)
+    os.write(fd, b"one\n")
+    subprocess.run(["/bin/true"], pass_fds=(fd,), check=True)
+    os.write(fd, b"two\n")
+    subprocess.run(["/bin/true"], pass_fds=(fd,), check=True)
+    time.sleep(5.3)  # fusefs kCoalesceWindowNs
+    os.write(fd, b"three\n")
+    os.close(fd)
+    shown = [(v["size"], v["transient"]) for v in every_version(mnt, "long.log")]
+    assert shown == [(4, True), (8, False), (14, False)]
+
+
+def test_a_memory_tool_edit_between_saves_is_never_hidden(mnt):
+    fd = os.open(mnt.path / "mix.md", os.O_CREAT | os.O_WRONLY, 0o644)
+    os.write(fd, b"mount\n")
+    subprocess.run(["/bin/true"], pass_fds=(fd,), check=True)
+    memtool(mnt.db, {"command": "create", "path": "/memories/mix.md", "file_text": "agent\n"})
+    os.write(fd, b"more\n")
+    os.close(fd)
+    every = every_version(mnt, "mix.md")
+    assert [v["transient"] for v in every] == [False, False, False]
+
+
+def test_truncation_is_saved_while_another_process_holds_the_file_open(mnt):
+    p = mnt.path / "tr.md"
+    p.write_text("precious\n")
+    reader = os.open(p, os.O_RDONLY)  # tail -f
+    try:
+        subprocess.run(f": > {p}", shell=True, check=True)
+        assert wait_for(lambda: [v["size"] for v in versions(mnt, "tr.md")] == [9, 0])
+        view = memtool(mnt.db, {"command": "view", "path": "/memories/tr.md"})
+        assert not view["is_error"] and "precious" not in view["content"]
+    finally:
+        os.close(reader)
 
 
 def test_appends_keep_every_version_and_store_only_the_new_bytes(mnt):

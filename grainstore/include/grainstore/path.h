@@ -37,10 +37,15 @@ struct MemoryPath {
 //   "Path {raw} is too long"
 Result<MemoryPath> ParseMemoryPath(std::string_view raw);
 
+// Strict UTF-8: no overlong forms, surrogates or code points past U+10FFFF.
+bool IsValidUtf8(std::string_view s);
+
 // Checks one directory-entry name as created through any front end (the mount
-// included): non-empty, not "." or "..", no '/', NUL or '\\', no %2e/%2f/%5c
-// (any case), at most kMaxNameBytes. InvalidArgument (with a readable message)
-// otherwise; a name that is too long yields TooLarge.
+// included): non-empty, valid UTF-8 (the memory tool's paths are JSON text, so
+// another name could not be reached through it), not "." or "..", no '/', NUL
+// or '\\', no %2e/%2f/%5c (any case), at most kMaxNameBytes. InvalidArgument
+// (with a readable message) otherwise; a name that is too long yields
+// NameTooLong.
 Status ValidateName(std::string_view name);
 
 // Joins a parent key and a child name: JoinKey("/memories", "a") == "/memories/a".

@@ -179,8 +179,13 @@ class Store {
   Result<std::string> ReadBody(NodeId id);
   // Replaces a file's body (sealing a version if versioned and changed) and
   // sets its mtime (now if not given). NotFound; IsADirectory; TooLarge.
+  // `amends` (a grain id in hex) names the mount-saved version this save
+  // continues, sealed by the same open file moments ago: when it is still the
+  // version the new one supersedes, it is marked transient (kept, readable,
+  // hidden from default listings). Any other value marks nothing.
   Result<WriteResult> WriteBody(NodeId id, std::string_view body,
-                                std::optional<std::int64_t> mtime_ns = std::nullopt);
+                                std::optional<std::int64_t> mtime_ns = std::nullopt,
+                                std::string_view amends = {});
 
   // ---- History ----------------------------------------------------------
   // Versions (oldest first, transient ones included) of the chain that lives
