@@ -35,8 +35,10 @@ int ExitCodeFor(const grainstore::Status& status) {
 
 int Fail(int code, std::string_view message) {
   // One line whatever the message quotes (a name with a newline in it).
-  fmt::print(stderr, "areev: {}\n", CellText(message));
-  std::fflush(stderr);
+  // stderr may be closed or full; the exit code still says what happened.
+  const std::string line = fmt::format("areev: {}\n", CellText(message));
+  (void)std::fwrite(line.data(), 1, line.size(), stderr);
+  (void)std::fflush(stderr);
   return code;
 }
 

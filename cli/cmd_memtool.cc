@@ -5,14 +5,18 @@
 // line and writes one memtool::ToJsonLine per command. A store failure that
 // the contract reports as `Storage operation failed` also logs the store's
 // own message on stderr.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "commands.h"
 #include "memtool/memtool.h"
@@ -27,11 +31,20 @@ struct MemtoolArgs {
 };
 
 // Reads all of stdin; false if the stream failed.
+// Reads stdin to its end; false (errno set) when it cannot be read: closed,
+// a directory. Plain read(2): a stream would throw from inside its buffer.
 bool ReadAllStdin(std::string* out) {
-  std::ios::sync_with_stdio(false);
-  out->assign(std::istreambuf_iterator<char>(std::cin),
-              std::istreambuf_iterator<char>());
-  return !std::cin.bad();
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+    if (n > 0) {
+      out->append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0) {
+      return true;
+    } else if (errno != EINTR) {
+      return false;
+    }
+  }
 }
 
 // A store failure's own message goes to stderr; stdout keeps the contract's.
@@ -62,8 +75,11 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
                 "see areev memtool --help");
   }
   std::string command = args.json;
-  if (!args.batch && command == "-" && !ReadAllStdin(&command)) {
-    return Fail(kExitFailed, "reading stdin failed");
+  if (!args.batch && command == "-") {
+    command.clear();
+    if (!ReadAllStdin(&command)) {
+      return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
+    }
   }
   Session session;
   int code = kExitOk;

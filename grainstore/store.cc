@@ -40,24 +40,35 @@ constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
 // (SQLite keeps the -wal and -shm beside the file a link names). A WAL
 // store needs its -shm file beside it: a user who cannot create files in the
 // store's directory reads it only while a process that could keeps the -shm
-// there. With no -shm and nothing in the WAL, no process has the store open
-// and the file holds every commit, so a snapshot of it is the store as it is.
+// there. A user who may not write the store file itself (another user's
+// store in a shared directory) must not create them either: they would be
+// this user's, and the owner could write the store no more. With no -shm and
+// nothing in the WAL, no process has the store open and the file holds every
+// commit, so a snapshot of it is the store as it is.
 std::string SnapshotReason(const std::string& path, std::string* real) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path file = fs::canonical(path, ec);
   if (ec || !fs::is_regular_file(file, ec) || fs::file_size(file, ec) == 0 || ec) return "";
   const fs::path dir = file.parent_path();
-  if (::access(dir.c_str(), W_OK) == 0) return "";
-  const int why = errno;
+  const bool file_writable = ::access(file.c_str(), W_OK) == 0;
+  const int file_why = errno;
+  const bool dir_writable = ::access(dir.c_str(), W_OK) == 0;
+  const int dir_why = errno;
+  if (file_writable && dir_writable) return "";
   if (fs::exists(file.string() + "-shm", ec) || ec) return "";
   const std::string wal = file.string() + "-wal";
   if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
   *real = file.string();
+  if (!file_writable) {
+    return fmt::format("it was opened read-only, as a snapshot, because this user cannot write "
+                       "{} ({})",
+                       file.string(), std::strerror(file_why));
+  }
   return fmt::format(
       "it was opened read-only, as a snapshot, because files cannot be created in {} ({}); "
       "a writer needs the store's -wal and -shm files there",
-      dir.string(), std::strerror(why));
+      dir.string(), std::strerror(dir_why));
 }
 
 // Polls `ready` until it is true, or for kEmptyFileGrace; then Corruption

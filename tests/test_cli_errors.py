@@ -258,23 +258,32 @@ def as_nobody(areev_bin):
         shutil.rmtree(shared, ignore_errors=True)
 
 
-def test_a_store_the_user_cannot_write_reads_and_refuses_writes_clearly(as_nobody, run_areev):
+def test_a_reader_of_another_users_store_leaves_nothing_that_blocks_its_owner(as_nobody):
+    # A shared sticky directory (like /tmp): user daemon owns the store, user
+    # nobody may read it and may create files beside it. -wal and -shm files
+    # nobody made would be nobody's, and daemon could never write again.
     shared, nobody = as_nobody
-    shared.chmod(0o777)  # nobody may create the store's -wal and -shm here
+    shared.chmod(0o1777)
+    owner = ["runuser", "-u", "daemon", "--", str(shared / "areev")]
     db = str(shared / "agent.db")
-    assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db).returncode == 0
-    os.chmod(db, 0o644)  # root's store, readable by everyone
+
+    def run(who, *args):
+        return subprocess.run(who + list(args) + ["--db", db], capture_output=True, text=True)
+
+    assert run(owner, "memtool", create("/memories/a.md", "a\n")).returncode == 0
+    os.chmod(db, 0o644)  # readable by everyone, writable by its owner
     before = open(db, "rb").read()
-    cat = subprocess.run(nobody + ["cat", "/memories/a.md", "--db", db],
-                         capture_output=True, text=True)
-    assert cat.returncode == 0 and cat.stdout == "a\n", cat.stderr
-    add = subprocess.run(nobody + ["add", "--subject", "s", "--relation", "r",
-                                   "--object", "o", "--db", db],
-                         capture_output=True, text=True)
-    assert add.returncode == 1, add.stderr
-    assert add.stderr == ("areev: add: the store cannot be written: "
-                          "attempt to write a readonly database\n")
+    cat = run(nobody, "cat", "/memories/a.md")
+    assert (cat.returncode, cat.stdout, cat.stderr) == (0, "a\n", "")
+    add = run(nobody, "add", "--subject", "s", "--relation", "r", "--object", "o")
+    assert (add.returncode, add.stderr) == (
+        1, f"areev: add: the store cannot be written: it was opened read-only, as a snapshot, "
+           f"because this user cannot write {db} (Permission denied)\n")
     assert open(db, "rb").read() == before
+    assert sorted(p.name for p in shared.iterdir()) == ["agent.db", "areev"]
+    # Its owner still writes it, and then reads it back.
+    assert run(owner, "memtool", create("/memories/b.md", "b\n")).returncode == 0
+    assert run(owner, "cat", "/memories/b.md").stdout == "b\n"
 
 
 def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nobody, run_areev):
@@ -285,7 +294,7 @@ def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nob
     db = str(shared / "agent.db")
     assert run_areev("memtool", create("/memories/a.md", "one\n"), "--db", db).returncode == 0
     assert run_areev("memtool", create("/memories/a.md", "two\n"), "--db", db).returncode == 0
-    os.chmod(db, 0o644)
+    os.chmod(db, 0o666)  # the file could be written; its directory cannot
     assert sorted(p.name for p in shared.iterdir()) == ["agent.db", "areev"]
     before = open(db, "rb").read()
 
