@@ -383,3 +383,27 @@ def test_a_store_named_through_a_symlink_is_judged_where_the_file_lies(as_nobody
                           capture_output=True, text=True)
     assert (made.returncode, made.stdout) == (0, "File created successfully at: /memories/b.md")
     assert run_areev("cat", "/memories/b.md", "--db", str(db)).stdout == "b\n"
+
+
+def test_exit_codes_hold_when_stderr_cannot_be_written(areev_bin, run_areev, db):
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
+    cases = [("cat /memories/nope --db {db} 2>/dev/full", 1),
+             ("cat /memories/nope --db {db} 2>&-", 1),
+             ("log --frobnicate --db {db} 2>&-", 2),
+             ("log --db {db}/missing 2>/dev/full", 3),
+             ("log --db {db} >/dev/full 2>/dev/full", 1)]
+    for line, code in cases:
+        proc = subprocess.run(["bash", "-c", f"{areev_bin} " + line.format(db=db)],
+                              capture_output=True, text=True)
+        assert (proc.returncode, proc.stderr) == (code, ""), line
+
+
+def test_memtool_dash_reports_a_stdin_it_cannot_read(areev_bin, db, tmp_path):
+    for redirect, reason in (("<&-", "Bad file descriptor"), (f"< {tmp_path}", "Is a directory")):
+        proc = subprocess.run(["bash", "-c", f"{areev_bin} memtool - --db {db} {redirect}"],
+                              capture_output=True, text=True)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            1, "", f"areev: reading stdin failed: {reason}\n"), redirect
+    proc = subprocess.run([areev_bin, "memtool", "-", "--db", db], capture_output=True, text=True,
+                          input=create("/memories/piped", "from stdin"))
+    assert (proc.returncode, proc.stdout) == (0, "File created successfully at: /memories/piped")
