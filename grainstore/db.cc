@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -171,6 +172,37 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
   }
 }
 
+namespace {
+
+// SQLite's unix VFS takes full paths of at most 512 bytes, room for the
+// longest name it derives included ("-journal").
+constexpr std::size_t kMaxStorePathBytes = 512 - 8;
+
+// A path SQLite can open as a database file: not too long once absolute,
+// and, if something is there, a regular file. SQLite would open a device
+// (and leave a -shm beside /dev/null) or block on a FIFO.
+Status CheckStorePath(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::size_t length = fs::absolute(path, ec).native().size();
+  if (!ec && length > kMaxStorePathBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "the path is {} bytes long as an absolute path; SQLite opens at most {}", length,
+        kMaxStorePathBytes));
+  }
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st) || fs::is_regular_file(st)) return Status::Ok();
+  const char* kind = fs::is_directory(st)      ? "a directory"
+                     : fs::is_character_file(st) ? "a character device"
+                     : fs::is_block_file(st)     ? "a block device"
+                     : fs::is_fifo(st)           ? "a FIFO"
+                     : fs::is_socket(st)         ? "a socket"
+                                                 : "something other than a file";
+  return Status::IOError(fmt::format("it is {}, not a store file", kind));
+}
+
+}  // namespace
+
 Status Db::Open(const std::string& path, bool create_if_missing) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
@@ -186,6 +218,7 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
     return Status::InvalidArgument(
         "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
   }
+  GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
   return OpenAs(path.starts_with("file:") ? "./" + path : path, flags);
 }
 

@@ -407,3 +407,39 @@ def test_memtool_dash_reports_a_stdin_it_cannot_read(areev_bin, db, tmp_path):
     proc = subprocess.run([areev_bin, "memtool", "-", "--db", db], capture_output=True, text=True,
                           input=create("/memories/piped", "from stdin"))
     assert (proc.returncode, proc.stdout) == (0, "File created successfully at: /memories/piped")
+
+
+def test_a_store_path_that_is_no_file_is_refused_untouched(run_areev, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    view = json.dumps({"command": "view", "path": "/memories"})
+    for path, kind in ((str(tmp_path), "a directory"), ("/dev/null", "a character device"),
+                       (str(fifo), "a FIFO")):
+        for args in (["log"], ["memtool", view]):
+            proc = run_areev(*args, "--db", path, timeout=10)
+            assert (proc.returncode, proc.stderr) == (
+                3, f"areev: cannot open store {path}: it is {kind}, not a store file\n"), args
+    assert not os.path.exists("/dev/null-shm") and not os.path.exists("/dev/null-wal")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+
+
+def test_a_store_path_longer_than_sqlite_opens_is_a_usage_error(run_areev, tmp_path):
+    # SQLite's unix VFS opens full paths of at most 504 bytes (512 with
+    # "-journal"); a longer one failed with "unable to open database file".
+    deep = tmp_path
+    while len(str(deep)) < 400:
+        deep = deep / ("d" * 60)
+    deep.mkdir(parents=True)
+    fits = deep / ("f" * (504 - len(str(deep)) - 4) + ".db")
+    longer = deep / ("g" * (505 - len(str(deep)) - 4) + ".db")
+    assert (len(str(fits)), len(str(longer))) == (504, 505)
+    create_one = create("/memories/a", "a")
+    assert run_areev("memtool", create_one, "--db", str(fits)).returncode == 0
+    proc = run_areev("memtool", create_one, "--db", str(longer))
+    assert (proc.returncode, proc.stderr) == (
+        2, f"areev: cannot open store {longer}: the path is 505 bytes long as an absolute "
+           f"path; SQLite opens at most 504\n")
+    # Relative to a deep working directory, the absolute length counts.
+    proc = run_areev("log", "--db", longer.name, cwd=deep)
+    assert proc.returncode == 2 and "505 bytes long" in proc.stderr
+    assert not longer.exists()
