@@ -32,6 +32,9 @@ class BackgroundThread {
   // for good, once a thread could not be started.
   bool Start(std::function<void()> run);
 
+  // Whether Start has created the thread (in this process or, for a forked
+  // child, in its parent).
+  bool started() const { return state_ != nullptr; }
   // Valid once Start has returned true.
   std::mutex& mu() { return state_->mu; }
   std::condition_variable& cv() { return state_->cv; }

@@ -38,6 +38,20 @@ void Checkpointer::CheckpointInline() {
   EndPass();
 }
 
+void Checkpointer::HoldForFork() {
+  if (!thread_.started()) return;
+  std::unique_lock lock(thread_.mu());
+  thread_.cv().wait(lock, [this] { return !passing_; });
+  (void)lock.release();  // held across fork(); ForkDone unlocks it
+  held_for_fork_ = true;
+}
+
+void Checkpointer::ForkDone() {
+  if (!held_for_fork_) return;
+  held_for_fork_ = false;
+  thread_.mu().unlock();  // locked by this thread before the fork, in both processes
+}
+
 void Checkpointer::EndPass() {
   {
     std::lock_guard lock(thread_.mu());

@@ -40,6 +40,12 @@ class Checkpointer {
   // this object's use of it (destroy the Checkpointer first).
   void Attach(Db* writer);
 
+  // fork() (fork_guard.h), with the writer's Store mutex held: waits out a
+  // pass on the thread and holds its mutex, so none starts, until ForkDone,
+  // which runs in the parent and in the child.
+  void HoldForFork();
+  void ForkDone();
+
  private:
   static void OnCommit(void* self, int frames);
   void CheckpointInline();
@@ -53,6 +59,7 @@ class Checkpointer {
   int woken_at_ = 0;     // WAL frames at the last wake; a smaller count means a restart
   bool wanted_ = false;   // a pass is due (guarded by thread_.mu())
   bool passing_ = false;  // a checkpoint runs, on either thread (guarded by thread_.mu())
+  bool held_for_fork_ = false;  // HoldForFork holds thread_.mu()
   // Started on the first wake; started and woken only on the writer's thread
   // (under its Store mutex). Last: its thread reads the members above, and
   // destroying it stops the thread and waits for it.

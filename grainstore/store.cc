@@ -87,7 +87,7 @@ Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* re
 }  // namespace
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
-Store::~Store() = default;
+Store::~Store() { UnregisterForFork(impl_.get()); }
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
@@ -131,6 +131,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   randombytes_buf(&impl->origin, sizeof impl->origin);
   impl->origin &= 0x7fffffffffffffffull;  // stored as a signed INTEGER
   if (impl->origin == 0) impl->origin = 1;
+  RegisterForFork(impl.get());
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

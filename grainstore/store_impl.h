@@ -16,6 +16,7 @@
 #include "append_bases.h"
 #include "checkpointer.h"
 #include "db.h"
+#include "fork_guard.h"
 #include "grain_id.h"
 #include "grainstore/options.h"
 #include "grainstore/store.h"
@@ -107,9 +108,22 @@ std::int64_t NowNs();
 // TooLarge when a body exceeds Limits::kMaxBodyBytes.
 Status CheckBodySize(std::size_t size);
 
-class StoreImpl {
+class StoreImpl final : public ForkParticipant {
  public:
   explicit StoreImpl(const Options& opts) : options(opts) {}
+
+  // fork() waits for the call in flight and for a background checkpoint
+  // (fork_guard.h); registered once the Store is open.
+  void PrepareFork() override {
+    mu.lock();
+    if (checkpointer) checkpointer->HoldForFork();
+  }
+  void ParentDone() override { ForkDone(); }
+  void ChildDone() override { ForkDone(); }
+  void ForkDone() {
+    if (checkpointer) checkpointer->ForkDone();
+    mu.unlock();
+  }
 
   const Options options;
   Db db;

@@ -1,5 +1,6 @@
 """The Python binding (`areev` package): conformance, errors, history, threads."""
 import json
+import pathlib
 import subprocess
 import sys
 import threading
@@ -440,3 +441,42 @@ def test_sdist_carries_the_sources(tmp_path):
                  "areev-0.1.0/_repo/bindings/python/src/areev_module.cc",
                  "areev-0.1.0/_repo/cmake/StandardSettings.cmake"]:
         assert must in names
+
+
+FORK_WHILE_ANOTHER_THREAD_WRITES = r"""
+import json, os, signal, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+import areev
+m = areev.Areev(sys.argv[2])
+m.memory_tool(json.dumps({"command": "create", "path": "/memories/f.md", "file_text": "x\n"}))
+stop = False
+def spin():
+    while not stop:
+        m.memory_tool(json.dumps({"command": "insert", "path": "/memories/f.md",
+                                  "insert_line": 0, "insert_text": "y"}))
+t = threading.Thread(target=spin)
+t.start()
+outcomes = []
+for i in range(20):
+    time.sleep(0.005)
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(10)
+        r = m.memory_tool('{"command":"view","path":"/memories/f.md"}')
+        os._exit(0 if "Here's the content of /memories/f.md" in r else 3)
+    _, status = os.waitpid(pid, 0)
+    outcomes.append(os.waitstatus_to_exitcode(status))
+stop = True
+t.join()
+print(json.dumps(outcomes))
+"""
+
+
+def test_a_child_forked_while_another_thread_uses_the_store_can_use_it(areev, tmp_path):
+    # fork() waits for the store call in flight: the child must not inherit a
+    # store mutex held by a thread it does not have (it would wait forever).
+    pkg = pathlib.Path(areev.__file__).parent.parent
+    proc = subprocess.run([sys.executable, "-c", FORK_WHILE_ANOTHER_THREAD_WRITES, str(pkg),
+                           str(tmp_path / "fork.db")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [0] * 20

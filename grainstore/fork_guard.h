@@ -1,0 +1,32 @@
+// Keeps fork() from splitting a Store's work. A thread of the parent may hold
+// a Store's mutex, or run a checkpoint inside SQLite, when another thread
+// forks; the child has a copy of that state but not the thread, and its first
+// call on the Store would wait forever for the mutex. pthread_atfork handlers
+// take every open Store's mutex (and wait out its checkpoint) before the fork
+// and release them after it, in the parent and in the child, so fork() waits
+// for the Store calls in flight and the child starts with idle Stores.
+#ifndef GRAINSTORE_FORK_GUARD_H_
+#define GRAINSTORE_FORK_GUARD_H_
+
+namespace grainstore {
+
+// What fork() must not split. Prepare runs before the fork, with the
+// registry's lock held; ParentDone and ChildDone after it.
+class ForkParticipant {
+ public:
+  virtual void PrepareFork() = 0;
+  virtual void ParentDone() = 0;
+  virtual void ChildDone() = 0;
+
+ protected:
+  ~ForkParticipant() = default;
+};
+
+// Thread-safe. A participant must be unregistered before it is destroyed,
+// and must not call these from its own Prepare/Done.
+void RegisterForFork(ForkParticipant* participant);
+void UnregisterForFork(ForkParticipant* participant);
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_FORK_GUARD_H_
