@@ -1,5 +1,6 @@
 """The Python binding (`areev` package): conformance, errors, history, threads."""
 import json
+import re
 import pathlib
 import subprocess
 import sys
@@ -480,3 +481,21 @@ def test_a_child_forked_while_another_thread_uses_the_store_can_use_it(areev, tm
                            str(tmp_path / "fork.db")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [0] * 20
+
+
+def test_a_typed_version_number_never_names_a_grain_id_prefix(areev, mem):
+    p = "/memories/n.md"
+    digits = None
+    for i in range(1, 401):
+        mem.memory_tool(json.dumps({"command": "create", "path": p, "file_text": f"body {i}\n"}))
+        head = mem.history(p)[-1]
+        lead = re.match(r"\d{6,}", head["grain_id"])
+        if lead and int(lead.group()) > head["version"]:
+            digits = lead.group()
+            break
+    assert digits, "no grain id began with six digits in 400 versions"
+    with pytest.raises(areev.NotFoundError, match=f"has no version {int(digits)}$"):
+        mem.read(p, int(digits))
+    assert mem.read(p, digits).startswith("body ")  # a string may be a prefix
+    with pytest.raises(areev.NotFoundError, match="has no version 18446744073709551616$"):
+        mem.read(p, 2**64)

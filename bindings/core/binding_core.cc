@@ -1,8 +1,11 @@
 #include "binding_core.h"
 
+#include <algorithm>
+#include <string>
 #include <utility>
 
 #include "grainstore/path.h"
+#include "grainstore/version_spec.h"
 #include "grainstore/time_format.h"
 
 namespace areev_binding {
@@ -147,7 +150,7 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
 }
 
 std::string Handle::Read(std::string_view path, std::string_view version,
-                         BindingError* error) {
+                         BindingError* error, bool by_number) {
   auto shared = Acquire(error);
   if (!shared) return {};
   auto parsed = grainstore::ParseMemoryPath(path);
@@ -155,6 +158,23 @@ std::string Handle::Read(std::string_view path, std::string_view version,
     Fail(parsed.error(), error);
     error->kind = ErrorKind::kInvalid;
     return {};
+  }
+  // Digits long enough to be a grain-id prefix name a version by that prefix
+  // when no version has that number; a typed number must not.
+  if (by_number && version.size() >= grainstore::kMinGrainPrefix) {
+    auto versions = shared->store->History(shared->ns, parsed->key);
+    if (!versions.has_value()) {
+      Fail(versions.error(), error);
+      return {};
+    }
+    const bool exists = std::any_of(versions->begin(), versions->end(), [&](const auto& v) {
+      return std::to_string(v.seq) == version;
+    });
+    if (!exists) {
+      Fail(grainstore::Status::NotFound(parsed->key + " has no version " + std::string(version)),
+           error);
+      return {};
+    }
   }
   auto body = version.empty()
                   ? shared->store->ReadFile(shared->ns, parsed->key)

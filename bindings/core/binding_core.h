@@ -77,7 +77,11 @@ class Handle {
   // Body of the file at `path`: the current one when `version` is empty,
   // otherwise the version numbered `version` ("3") or whose grain id starts
   // with it (>= 6 hex chars). kInvalid, kNotFound, kStore.
-  std::string Read(std::string_view path, std::string_view version, BindingError* error);
+  // `version`: "" for the current body, else a version spec (number or
+  // grain-id prefix). `by_number`: the caller passed a number (a typed int),
+  // which names only a version number, never a grain-id prefix of digits.
+  std::string Read(std::string_view path, std::string_view version, BindingError* error,
+                   bool by_number = false);
 
   // A second handle on the same open store that stays usable after Close() of
   // this one (the store closes when every handle is gone). Lets an async call

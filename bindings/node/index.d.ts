@@ -40,6 +40,7 @@ export declare const codes: Readonly<{
   NOT_FOUND: 'ERR_AREEV_NOT_FOUND';
   CLOSED: 'ERR_AREEV_CLOSED';
   STORE: 'ERR_AREEV_STORE';
+  TOO_LARGE: 'ERR_AREEV_TOO_LARGE';
 }>;
 
 export declare class Areev {

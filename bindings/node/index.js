@@ -23,7 +23,19 @@ const codes = Object.freeze({
   NOT_FOUND: 'ERR_AREEV_NOT_FOUND', // no such file, version or history
   CLOSED: 'ERR_AREEV_CLOSED', // the handle was closed
   STORE: 'ERR_AREEV_STORE', // the store failed (I/O, busy, corruption)
+  TOO_LARGE: 'ERR_AREEV_TOO_LARGE', // a result longer than a JavaScript string can be
 });
+
+// Runs `call`, turning a synchronous throw (a method called without its
+// object, arguments JSON.stringify cannot encode) into a rejected promise:
+// every call returns a promise.
+function settled(call) {
+  try {
+    return call();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
 
 // The commands of memory_20250818, as @anthropic-ai/sdk's MemoryToolHandlers names them.
 const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
@@ -43,17 +55,17 @@ class Areev {
 
   /** Runs one command (JSON text); resolves to the tool_result content, rejects with Error(message). */
   memoryTool(json) {
-    return this.#h.memoryTool(json);
+    return settled(() => this.#h.memoryTool(json));
   }
 
   /** Versions of the memory file at `memoryPath`, oldest first. */
   history(memoryPath) {
-    return this.#h.history(memoryPath);
+    return settled(() => this.#h.history(memoryPath));
   }
 
   /** The current body (version null/undefined) or a version (number, or grain-id prefix string). */
   read(memoryPath, version = null) {
-    return this.#h.read(memoryPath, version);
+    return settled(() => this.#h.read(memoryPath, version));
   }
 
   /** Closes the handle; calls already started still finish. Idempotent. */
@@ -71,7 +83,7 @@ class Areev {
    * the backend, so the model gets the backend's `Unknown command: ...` error.
    */
   memoryToolHandlers() {
-    const run = (command) => this.memoryTool(JSON.stringify(command));
+    const run = (command) => settled(() => this.memoryTool(JSON.stringify(command)));
     const handlers = Object.create(null);
     for (const name of COMMANDS) handlers[name] = run;
     return new Proxy(handlers, {

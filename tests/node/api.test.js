@@ -129,3 +129,68 @@ test('memoryToolHandlers forward every command string to the backend', async () 
   assert.equal(h.then, undefined); // not mistaken for a thenable
   m.close();
 });
+
+test('a lone surrogate is refused as invalid UTF-8, never stored as U+FFFD', async () => {
+  const m = new Areev(tmpDb());
+  for (const text of ['{"command":"create","path":"/memories/a\ud800.md","file_text":"x"}',
+    '{"command":"create","path":"/memories/b.md","file_text":"x\udc00y"}']) {
+    await assert.rejects(m.memoryTool(text), (e) => {
+      assert.equal(e.code, codes.TOOL);
+      assert.equal(e.message, 'Input is not valid UTF-8');
+      return true;
+    });
+  }
+  // A surrogate pair is one character, and a real U+FFFD is kept as it is.
+  await m.memoryTool(J({ command: 'create', path: '/memories/ok.md', file_text: '\ud83d\ude00 \ufffd' }));
+  assert.equal(await m.read('/memories/ok.md'), '\ud83d\ude00 \ufffd');
+  const listing = await m.memoryTool(J({ command: 'view', path: '/memories' }));
+  assert.ok(!listing.includes('a\ufffd.md') && !listing.includes('b.md'), listing);
+  m.close();
+});
+
+test('a typed version number names a number, never a grain-id prefix of digits', async () => {
+  const m = new Areev(tmpDb());
+  const p = '/memories/n.md';
+  let digits = null;
+  for (let i = 1; i <= 400 && digits === null; i++) {
+    await m.memoryTool(J({ command: 'create', path: p, file_text: `body ${i}\n` }));
+    const head = (await m.history(p)).at(-1);
+    const lead = /^\d{6,}/.exec(head.grainId);
+    if (lead && Number(lead[0]) > head.version && Number.isSafeInteger(Number(lead[0]))) digits = lead[0];
+  }
+  assert.ok(digits, 'no grain id began with six digits in 400 versions');
+  await assert.rejects(m.read(p, Number(digits)), (e) => {
+    assert.equal(e.code, codes.NOT_FOUND);
+    assert.equal(e.message, `${p} has no version ${Number(digits)}`);
+    return true;
+  });
+  assert.ok((await m.read(p, digits)).startsWith('body '));  // a string may be a prefix
+  // Any safe integer past the versions is NotFound, not an invalid argument.
+  await assert.rejects(m.read(p, 2 ** 32), (e) => e.code === codes.NOT_FOUND);
+  await assert.rejects(m.read(p, 2 ** 53), (e) => e.code === codes.INVALID);
+  m.close();
+});
+
+test('an error message over 1 MiB is cut and says how long it was', async () => {
+  const m = new Areev(tmpDb());
+  await m.memoryTool(J({ command: 'create', path: '/memories/nl.md', file_text: '\n'.repeat(300000) }));
+  const err = await m.memoryTool(J({ command: 'str_replace', path: '/memories/nl.md',
+    old_str: '\n', new_str: 'x' })).then(() => null, (e) => e);
+  assert.equal(err.code, codes.TOOL);
+  const m2 = /^No replacement was performed\. Multiple occurrences of old_str `\n` in lines: 1, 2, 3, .*\.\.\. \((\d+) bytes in all\)$/s.exec(err.message);
+  assert.ok(m2, err.message.slice(0, 200));
+  assert.ok(Number(m2[1]) > 1 << 20 && err.message.length < (1 << 20) + 100);
+  m.close();
+});
+
+test('every method returns a promise, even called without its object', async () => {
+  const m = new Areev(tmpDb());
+  const detached = m.memoryTool;
+  await assert.rejects(detached('{}'), TypeError);
+  const handlers = m.memoryToolHandlers();
+  await assert.rejects(handlers.view({ command: 'view', path: 1n }), TypeError);
+  const circular = { command: 'view' };
+  circular.self = circular;
+  await assert.rejects(handlers.view(circular), TypeError);
+  m.close();
+});

@@ -6,6 +6,7 @@
 #define NAPI_VERSION 8
 #include <node_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,19 +33,39 @@ const char* CodeOf(ErrorKind kind) {
   return "ERR_AREEV";
 }
 
+// A JS string of `s`; nullptr, with no exception left pending, when V8
+// cannot hold it (past about 512 Mi characters).
 napi_value MakeString(napi_env env, const std::string& s) {
   napi_value v = nullptr;
-  napi_create_string_utf8(env, s.data(), s.size(), &v);
-  return v;
+  if (napi_create_string_utf8(env, s.data(), s.size(), &v) == napi_ok) return v;
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending) {
+    napi_value ignored = nullptr;
+    napi_get_and_clear_last_exception(env, &ignored);
+  }
+  return nullptr;
+}
+
+// Messages kept whole up to this many bytes; a longer one (a tool error that
+// lists millions of line numbers) is cut, saying how long it was.
+constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 20;
+
+napi_value MakeErrorWithCode(napi_env env, const char* code_text, const std::string& message) {
+  napi_value msg = message.size() <= kMaxMessageBytes ? MakeString(env, message) : nullptr;
+  if (msg == nullptr) {
+    std::size_t cut = std::min(message.size(), kMaxMessageBytes);
+    while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+    msg = MakeString(env, message.substr(0, cut) + "... (" + std::to_string(message.size()) +
+                              " bytes in all)");
+  }
+  napi_value err = nullptr;
+  napi_create_error(env, MakeString(env, code_text), msg, &err);
+  return err;
 }
 
 // Error(message) with .code; a TypeError for kind == kNone used as "type".
 napi_value MakeError(napi_env env, const BindingError& error) {
-  napi_value msg = MakeString(env, error.message);
-  napi_value code = MakeString(env, CodeOf(error.kind));
-  napi_value err = nullptr;
-  napi_create_error(env, code, msg, &err);
-  return err;
+  return MakeErrorWithCode(env, CodeOf(error.kind), error.message);
 }
 
 napi_value MakeTypeError(napi_env env, const std::string& message) {
@@ -56,6 +77,37 @@ napi_value MakeTypeError(napi_env env, const std::string& message) {
 
 void ThrowValue(napi_env env, napi_value err) { napi_throw(env, err); }
 
+// `units` (UTF-16) as UTF-8, except that a lone surrogate is encoded as
+// such (WTF-8): bytes that are not UTF-8, so the store's checks refuse them
+// ("Input is not valid UTF-8") instead of taking U+FFFD for them.
+std::string Wtf8Of(const std::u16string& units) {
+  std::string out;
+  out.reserve(units.size() * 3);
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    std::uint32_t c = units[i];
+    if (c >= 0xD800 && c <= 0xDBFF && i + 1 < units.size() && units[i + 1] >= 0xDC00 &&
+        units[i + 1] <= 0xDFFF) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (units[++i] - 0xDC00);
+    }
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  return out;
+}
+
 // Reads a JS string argument; false (and nothing thrown) if it is not a string.
 bool GetString(napi_env env, napi_value value, std::string* out) {
   napi_valuetype type;
@@ -66,6 +118,15 @@ bool GetString(napi_env env, napi_value value, std::string* out) {
   size_t copied = 0;
   napi_get_value_string_utf8(env, value, out->data(), len + 1, &copied);
   out->resize(copied);
+  // V8 writes U+FFFD for a lone surrogate; only then is the UTF-16 read too.
+  if (out->find("\xEF\xBF\xBD") != std::string::npos) {
+    size_t units = 0;
+    if (napi_get_value_string_utf16(env, value, nullptr, 0, &units) != napi_ok) return false;
+    std::u16string text(units, u'\0');
+    napi_get_value_string_utf16(env, value, text.data(), units + 1, &units);
+    text.resize(units);
+    *out = Wtf8Of(text);
+  }
   return true;
 }
 
@@ -91,6 +152,7 @@ struct Call {
   std::unique_ptr<Handle> pinned;  // keeps the store open until the call ends
   std::string arg1;                // json or path
   std::string arg2;                // version selector
+  bool by_number = false;          // arg2 came from a number
   napi_deferred deferred = nullptr;
   napi_async_work work = nullptr;
   // results
@@ -109,7 +171,7 @@ void Execute(napi_env, void* data) {
       call->rows = call->pinned->History(call->arg1, &call->error);
       break;
     case Op::kRead:
-      call->text = call->pinned->Read(call->arg1, call->arg2, &call->error);
+      call->text = call->pinned->Read(call->arg1, call->arg2, &call->error, call->by_number);
       break;
   }
   call->pinned.reset();  // the last pin of a closed handle closes the store here
@@ -155,8 +217,13 @@ void Complete(napi_env env, napi_status status, void* data) {
     napi_reject_deferred(env, call->deferred, MakeError(env, call->error));
   } else if (call->op == Op::kHistory) {
     napi_resolve_deferred(env, call->deferred, RowsToArray(env, call->rows));
+  } else if (napi_value text = MakeString(env, call->text); text != nullptr) {
+    napi_resolve_deferred(env, call->deferred, text);
   } else {
-    napi_resolve_deferred(env, call->deferred, MakeString(env, call->text));
+    napi_reject_deferred(env, call->deferred,
+                         MakeErrorWithCode(env, "ERR_AREEV_TOO_LARGE",
+                                           "the result is " + std::to_string(call->text.size()) +
+                                               " bytes, more than a JavaScript string holds"));
   }
   napi_delete_async_work(env, call->work);
 }
@@ -238,11 +305,15 @@ napi_value Read(napi_env env, napi_callback_info info) {
   if (vt == napi_number) {
     double n = 0;
     napi_get_value_double(env, argv[1], &n);
-    if (!(n >= 1) || n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 4294967295.0) {
+    // Any safe integer: one past the file's versions is NotFound, as in Python.
+    if (!(n >= 1) || n > 9007199254740991.0 ||
+        n != static_cast<double>(static_cast<std::int64_t>(n))) {
       return RejectedWith(env, MakeError(env, {ErrorKind::kInvalid,
-                                               "version must be an integer >= 1"}));
+                                               "version must be an integer from 1 to "
+                                               "Number.MAX_SAFE_INTEGER"}));
     }
     call->arg2 = std::to_string(static_cast<std::int64_t>(n));
+    call->by_number = true;
   } else if (vt == napi_string) {
     GetString(env, argv[1], &call->arg2);
     if (call->arg2.empty()) {

@@ -196,14 +196,15 @@ PyObject* DoRead(PyObject* self, PyObject* args, PyObject* kwargs, const char* f
   Handle* handle = HandleOf(self);
   if (handle == nullptr) return nullptr;
   std::string version;
-  if (!VersionSelector(version_arg, &version)) return nullptr;
+  bool by_number = false;
+  if (!VersionSelector(version_arg, &version, &by_number)) return nullptr;
   PyObject* bytes = Utf8Of(path_arg, "path");
   if (bytes == nullptr) return nullptr;
   std::string_view path = ViewOf(bytes);
   BindingError error;
   std::string body;
   Py_BEGIN_ALLOW_THREADS
-  body = handle->Read(path, version, &error);
+  body = handle->Read(path, version, &error, by_number);
   Py_END_ALLOW_THREADS
   Py_DECREF(bytes);
   if (!error.ok()) return Raise(error);

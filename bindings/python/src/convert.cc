@@ -63,7 +63,8 @@ PyObject* VersionDict(const areev_binding::VersionRow& row) {
 
 // Converts read()'s `version` (None, int >= 1, or a grain-id prefix str) into
 // the store's selector; false with an exception set on bad input.
-bool VersionSelector(PyObject* version, std::string* out) {
+bool VersionSelector(PyObject* version, std::string* out, bool* by_number) {
+  *by_number = false;
   if (version == nullptr || version == Py_None) return true;
   if (PyBool_Check(version)) {
     PyErr_SetString(PyExc_TypeError, "version must be an int, a str or None, not bool");
@@ -77,6 +78,7 @@ bool VersionSelector(PyObject* version, std::string* out) {
       PyErr_Format(PyExc_ValueError, "version must be >= 1, got %S", version);
       return false;
     }
+    *by_number = true;  // a number, never a grain-id prefix of digits
     if (overflow == 0) {
       *out = std::to_string(n);
       return true;

@@ -31,7 +31,8 @@ PyObject* VersionDict(const areev_binding::VersionRow& row);
 // Converts read()'s `version` (None, int >= 1, or a grain-id prefix str) into
 // the store's selector ("" for the current body); false with TypeError or
 // ValueError set on bad input.
-bool VersionSelector(PyObject* version, std::string* out);
+// `*by_number`: the version was an int, which names a version number only.
+bool VersionSelector(PyObject* version, std::string* out, bool* by_number);
 
 }  // namespace areev_py
 
