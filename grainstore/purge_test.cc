@@ -130,5 +130,46 @@ TEST_F(PurgeTest, GrainsWithIdenticalFieldsGetDifferentIds) {
   EXPECT_NE(ComputeGrainId(fields), a.grain_id);
 }
 
+// A reader on an older snapshot keeps purge's checkpoint from copying the
+// zeroed pages over the old ones in the database file, so the plaintext stays
+// there, not only in the WAL. Purge says so, and erases it when run again
+// once the reader is done.
+TEST_F(PurgeTest, AReaderOnAnOlderSnapshotLeavesOldPagesUntilPurgeRunsAgain) {
+  store_.reset();
+  Options options;
+  options.busy_timeout_ms = 200;
+  auto reopened = Store::Open(path_, options);
+  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
+  store_ = std::move(*reopened);
+  const std::string kKey = "/memories/s.md";
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, "SECRET-PINNED-7\n").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+  sqlite3* reader = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &reader), SQLITE_OK);
+  // Everything so far into the database file, then a snapshot held open.
+  ASSERT_EQ(sqlite3_exec(reader, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM grains", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+
+  const Status busy = store_->Purge(ns_, kKey);
+  EXPECT_EQ(busy.code(), StatusCode::kBusy);
+  EXPECT_EQ(busy.message(),
+            "/memories/s.md is purged, but another process kept the WAL from being truncated, "
+            "so old pages of it may remain in the store's files (the database or its WAL): "
+            "run purge again once readers finish");
+  EXPECT_NE(test::FileBytes(path_).find("SECRET-PINNED-7"), std::string::npos);
+  EXPECT_EQ(store_->ReadVersion(ns_, kKey, "1").error().code(), StatusCode::kNotFound);
+
+  ASSERT_EQ(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(reader);
+  EXPECT_TRUE(store_->Purge(ns_, kKey).ok());
+  for (const char* suffix : {"", "-wal"}) {
+    const std::string raw = test::FileBytes(path_ + suffix);
+    EXPECT_EQ(raw.find("SECRET-PINNED-7"), std::string::npos) << "plaintext left in " << suffix;
+  }
+}
+
 }  // namespace
 }  // namespace grainstore

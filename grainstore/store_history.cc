@@ -329,12 +329,15 @@ Status Store::Purge(NsId ns, std::string_view key) {
     }
     GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   }
-  // Old page images of the erased bodies may still sit in the WAL.
+  // Old page images of the erased bodies may still sit in the WAL, and in the
+  // database file until the checkpoint copies the zeroed pages over them,
+  // which a reader on an older snapshot holds back.
   Status truncated = CheckpointTruncate(&s.db, s.options.busy_timeout_ms);
   if (truncated.code() == StatusCode::kBusy) {
     return Status::Busy(fmt::format(
-        "{} is purged, but {}, so old pages of it may remain there: run purge again", key,
-        truncated.message()));
+        "{} is purged, but {}, so old pages of it may remain in the store's files (the "
+        "database or its WAL): run purge again once readers finish",
+        key, truncated.message()));
   }
   return truncated;
 }
