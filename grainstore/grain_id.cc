@@ -5,7 +5,8 @@
 namespace grainstore {
 namespace {
 
-constexpr char kGrainTag[] = "areev-grain-v1";
+constexpr char kGrainTagV1[] = "areev-grain-v1";
+constexpr char kGrainTagV2[] = "areev-grain-v2";  // salted
 
 void Update(crypto_generichash_state* st, std::string_view bytes) {
   unsigned char len[8];
@@ -47,7 +48,7 @@ std::string BodyHasher::Digest() const {
 std::string ComputeGrainId(const GrainFields& f) {
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, kHashBytes);
-  Update(&st, kGrainTag);
+  Update(&st, f.salt.empty() ? kGrainTagV1 : kGrainTagV2);
   UpdateInt(&st, static_cast<std::uint64_t>(f.type));
   Update(&st, f.ns);
   Update(&st, f.subject);
@@ -58,6 +59,7 @@ std::string ComputeGrainId(const GrainFields& f) {
   Update(&st, f.derived_from);
   UpdateInt(&st, f.chain_seq);
   UpdateInt(&st, static_cast<std::uint64_t>(f.created_ns));
+  if (!f.salt.empty()) Update(&st, f.salt);
   std::string out(kHashBytes, '\0');
   crypto_generichash_final(&st, reinterpret_cast<unsigned char*>(out.data()), out.size());
   return out;

@@ -14,9 +14,14 @@
 namespace grainstore {
 
 inline constexpr std::size_t kHashBytes = 32;
+// Random bytes each grain's id is salted with (schema v6), so that the id
+// cannot confirm a guessed body once purge has erased the body and the salt.
+inline constexpr std::size_t kGrainSaltBytes = 16;
 
 // Everything that identifies a grain. The canonical encoding is a tag followed
 // by each field as <u64 little-endian length><bytes>, integers as 8 bytes LE.
+// A salted grain is tagged "areev-grain-v2" and ends with its salt; one
+// without ("", written before v6) keeps the "areev-grain-v1" encoding.
 struct GrainFields {
   GrainType type = GrainType::kFact;
   std::string_view ns;
@@ -28,6 +33,7 @@ struct GrainFields {
   std::string_view derived_from;  // raw grain id, or ""
   std::uint64_t chain_seq = 0;
   std::int64_t created_ns = 0;
+  std::string_view salt;  // kGrainSaltBytes random bytes, or "" for a v1 grain
 };
 
 // Raw 32-byte ids.

@@ -226,6 +226,16 @@ DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id);
 )sql";
 
+// v5 -> v6: grains.salt, 16 random bytes each new grain's id is hashed with
+// ("areev-grain-v2"), so that purge, which erases the salt with the body,
+// leaves no id that confirms a guessed body. Grains written before keep a
+// NULL salt and their v1 ids. An older build that has the file open keeps
+// working (its inserts leave the salt NULL, as before); a v5 build refuses
+// to open the migrated file.
+constexpr char kMigrateV5ToV6[] = R"sql(
+ALTER TABLE grains ADD COLUMN salt BLOB;
+)sql";
+
 // Corruption unless a file with this application_id and user_version is
 // ours and not newer.
 Status CheckHeader(std::int64_t app, std::int64_t version) {
@@ -320,6 +330,7 @@ Status Migrate(Db* db) {
   if (*version <= 2) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV2ToV3));
   if (*version <= 3) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV3ToV4));
   if (*version <= 4) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV4ToV5));
+  if (*version <= 5) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV5ToV6));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

@@ -90,11 +90,59 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
   EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(name, ',') FROM "
                                    "(SELECT name FROM pragma_index_info('nodes_by_key') ORDER BY seqno)"),
             "ns_id,key,kind,body_id");
+  // v6: a salt column, NULL on every grain written before it.
+  // The two versions written above (old.md's third, new.md's first) have one.
+  EXPECT_EQ(RawInt("SELECT count(*) FROM grains WHERE salt IS NOT NULL"), 2);
   EXPECT_EQ(RefMismatches(), 0);
   // The body shared by areev.md and dup.md is stored once, referenced by
   // their three grains (create, create, rename).
   EXPECT_EQ(RawInt("SELECT refs FROM bodies WHERE bytes = CAST('C++ store.' || char(10) AS BLOB)"),
             3);
+}
+
+TEST_F(SchemaTest, MigratesAVersion5StoreToSaltedGrains) {
+  // A v5 store: written by this build, then its salts dropped and its stamp
+  // set back, as a v5 build leaves the file.
+  std::string old_id;
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    NsId ns = *(*opened)->Namespace("default");
+    ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "before\n").has_value());
+    ASSERT_TRUE((*opened)->PutFile(ns, "/memories/gone.md", "SECRET-V5\n").has_value());
+    ASSERT_TRUE((*opened)->DeleteKey(ns, "/memories/gone.md").ok());
+    old_id = (*(*opened)->History(ns, "/memories/a.md"))[0].grain_id;
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "ALTER TABLE grains DROP COLUMN salt; PRAGMA user_version = 5",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  ASSERT_EQ(RawInt("PRAGMA user_version"), 5);
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    Store& store = **opened;
+    NsId ns = *store.Namespace("default");
+    EXPECT_EQ(*store.ReadFile(ns, "/memories/a.md"), "before\n");
+    ASSERT_TRUE(store.PutFile(ns, "/memories/a.md", "after\n").has_value());
+    auto hist = store.History(ns, "/memories/a.md");
+    ASSERT_TRUE(hist.has_value());
+    ASSERT_EQ(hist->size(), 2u);
+    EXPECT_EQ((*hist)[0].grain_id, old_id);  // an old id is never recomputed
+    EXPECT_EQ((*hist)[1].supersedes, old_id);
+    EXPECT_EQ(*store.ReadVersion(ns, "/memories/a.md", "1"), "before\n");
+    EXPECT_EQ(*store.ReadVersion(ns, "/memories/gone.md", "1"), "SECRET-V5\n");
+    ASSERT_TRUE(store.Purge(ns, "/memories/gone.md").ok());  // an unsalted grain purges too
+  }
+  EXPECT_EQ(RawInt("PRAGMA user_version"), 6);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM grains WHERE salt IS NULL"), 2);
+  EXPECT_EQ(RawInt("SELECT length(salt) FROM grains WHERE subject = '/memories/a.md' AND seq = 2"),
+            16);
+  EXPECT_EQ(RefMismatches(), 0);
+  EXPECT_EQ(test::FileBytes(path_).find("SECRET-V5"), std::string::npos);
 }
 
 TEST_F(SchemaTest, AnOlderBuildsBodyReadFailsAfterTheMigration) {

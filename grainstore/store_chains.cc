@@ -132,8 +132,8 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
                                         std::int64_t now) {
   static constexpr char kInsert[] =
       "INSERT INTO grains(grain_id, ns_id, type, chain_id, seq, subject, relation, object, "
-      "body_id, size, supersedes, derived_from, op, created_ns, flags) "
-      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "body_id, size, supersedes, derived_from, op, created_ns, flags, salt) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   auto ns_name = NsName(spec.ns);
   if (!ns_name) return ns_name.error();
   std::string supersedes;
@@ -145,11 +145,17 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   }
   GrainRef ref;
   ref.seq = chain != nullptr ? chain->head_seq + 1 : 0;
+  // Without a salt the id would be a checksum of the body: once purge has
+  // erased the body, anyone holding the file could confirm guesses of it.
+  // Purge erases the salt with the body.
+  unsigned char salt[kGrainSaltBytes];
+  randombytes_buf(salt, sizeof salt);
+  const std::string_view salt_bytes(reinterpret_cast<const char*>(salt), sizeof salt);
   GrainFields fields{.type = spec.type, .ns = *ns_name, .subject = spec.subject,
                      .relation = spec.relation, .object = spec.object,
                      .body_hash = spec.body_hash, .supersedes = supersedes,
                      .derived_from = spec.derived_from, .chain_seq = ref.seq,
-                     .created_ns = now};
+                     .created_ns = now, .salt = salt_bytes};
   ref.id = ComputeGrainId(fields);
   auto st = db.Prepare(kInsert);
   if (!st) return st.error();
@@ -180,6 +186,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   st->BindText(13, spec.op);
   st->BindInt64(14, now);
   st->BindInt64(15, spec.flags);
+  st->BindBlob(16, salt_bytes);
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
   ref.row = db.LastInsertRowid();
   if (!spec.body_counted) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(spec.body_id, 1));

@@ -268,8 +268,10 @@ Status Store::Purge(NsId ns, std::string_view key) {
       "SELECT 1 FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 3";
   static constexpr char kBodies[] =
       "SELECT body_id FROM grains WHERE chain_id = ? AND body_id IS NOT NULL ORDER BY seq";
-  static constexpr char kErase[] =  // flags | kGrainFlagPurged
-      "UPDATE grains SET body_id = NULL, flags = flags | 2 WHERE chain_id = ?";
+  // flags | kGrainFlagPurged. The salt goes with the body: with it, a grain's
+  // id would confirm a guessed body (docs/storage-format.md, "Grain ids").
+  static constexpr char kErase[] =
+      "UPDATE grains SET body_id = NULL, salt = NULL, flags = flags | 2 WHERE chain_id = ?";
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   {
@@ -327,12 +329,15 @@ Status Store::Purge(NsId ns, std::string_view key) {
     }
     GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   }
-  // Old page images of the erased bodies may still sit in the WAL.
+  // Old page images of the erased bodies may still sit in the WAL, and in the
+  // database file until the checkpoint copies the zeroed pages over them,
+  // which a reader on an older snapshot holds back.
   Status truncated = CheckpointTruncate(&s.db, s.options.busy_timeout_ms);
   if (truncated.code() == StatusCode::kBusy) {
     return Status::Busy(fmt::format(
-        "{} is purged, but {}, so old pages of it may remain there: run purge again", key,
-        truncated.message()));
+        "{} is purged, but {}, so old pages of it may remain in the store's files (the "
+        "database or its WAL): run purge again once readers finish",
+        key, truncated.message()));
   }
   return truncated;
 }

@@ -226,8 +226,9 @@ class Store {
   // NotFound (nothing deleted there, or `chain` is not), AlreadyExists (key
   // is taken), NotADirectory (an ancestor is a file).
   Status Restore(NsId ns, std::string_view key, ChainId chain = 0);
-  // Erases for good the bodies of every deleted chain at key (no plaintext
-  // left in the database file or its WAL once no reader pins old pages).
+  // Erases for good the bodies of every deleted chain at key, and the salts
+  // of their grain ids, so no id confirms a guessed body (no plaintext left
+  // in the database file or its WAL once no reader pins old pages).
   // NotFound (no deleted chain there), Conflict (the file is live).
   Status Purge(NsId ns, std::string_view key);
 
