@@ -170,3 +170,30 @@ def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
     again = run_areev("restore", "/memories/s.md", "--chain", str(new["chain_id"]), "--db", db)
     assert again.returncode == 0, again.stderr
     assert run_areev("cat", "/memories/s.md", "--db", db).stdout == "NEW\n"
+
+
+def test_a_directory_delete_logs_contents_before_each_rmdir(run_areev, db):
+    """The op-log of a directory delete replays in order: every entry under a
+    directory comes before that directory's rmdir."""
+    for name in ("a/x.md", "a/b/y.md", "a/b/c/z.md", "a/b/w.md", "a/v.md"):
+        memtool(run_areev, db, command="create", path=f"/memories/{name}", file_text="x\n")
+    last = json.loads(run_areev("log", "--json", "--db", db).stdout)[-1]["seq"]
+    memtool(run_areev, db, command="delete", path="/memories/a")
+    proc = run_areev("log", "--after", str(last), "--json", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    entries = [(e["op"], e["subject"]) for e in json.loads(proc.stdout)]
+    subjects = [s for _, s in entries]
+    rmdirs = [s for op, s in entries if op == "rmdir"]
+    assert sorted(rmdirs) == ["/memories/a", "/memories/a/b", "/memories/a/b/c"], entries
+    assert len(entries) == 8, entries  # 5 deletes, 3 rmdirs
+    for i, (op, subject) in enumerate(entries):
+        if op != "rmdir":
+            continue
+        later = [s for s in subjects[i + 1:] if s.startswith(subject + "/")]
+        assert later == [], (subject, entries)
+    # Replayed on a model tree, no rmdir meets a non-empty directory.
+    live = set(subjects)
+    for op, subject in entries:
+        if op == "rmdir":
+            assert not any(s.startswith(subject + "/") for s in live), (subject, entries)
+        live.discard(subject)
