@@ -266,7 +266,7 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       ->check(NotBlank());
   h->chain_opt = history->add_option(
       "--chain", h->chain, "This chain (an older file deleted at the same path; see the note)")
-      ->check(NotNegative());
+      ->transform(DecimalIn(1, kMaxChainId));
   history->add_flag("--all", h->all, "Include transient (coalesced) versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});
@@ -276,10 +276,11 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       app.add_subcommand("cat", "Print a file's current body or any version");
   cat->add_option("path", c->path, "Memory path")->required();
   c->version_opt = cat->add_option("--version", c->version,
-                                   "Version number or grain-id prefix (>= 6 hex)");
+                                   "Version number or grain-id prefix (>= 6 hex)")
+                     ->check(VersionName());
   c->chain_opt = cat->add_option("--chain", c->chain,
                                  "Read from this chain (an older file at the same path)")
-                   ->check(NotNegative());
+                   ->transform(DecimalIn(1, kMaxChainId));
   out->push_back({cat, [&global, c] { return RunCat(global, *c); }});
 
   auto d = std::make_shared<DiffArgs>();
@@ -287,13 +288,15 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       app.add_subcommand("diff", "Unified diff between two versions of a file");
   diff->add_option("path", d->path, "Memory path")->required();
   d->from_opt = diff->add_option("--from", d->from,
-                                 "Old version (default: the one before --to)");
-  d->to_opt = diff->add_option("--to", d->to, "New version (default: the newest)");
+                                 "Old version (default: the one before --to)")
+                   ->check(VersionName());
+  d->to_opt = diff->add_option("--to", d->to, "New version (default: the newest)")
+                 ->check(VersionName());
   d->chain_opt = diff->add_option("--chain", d->chain,
                                   "Versions of this chain (an older file at the same path)")
-                   ->check(NotNegative());
+                   ->transform(DecimalIn(1, kMaxChainId));
   diff->add_option("-U,--unified", d->context, "Lines of context")
-      ->check(NotNegative())
+      ->transform(DecimalIn(0, kMaxCount))
       ->capture_default_str();
   out->push_back({diff, [&global, d] { return RunDiff(global, *d); }});
 }

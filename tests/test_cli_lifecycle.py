@@ -160,7 +160,7 @@ def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
     # A chain that is not at this path is not found; a bad id is a usage error.
     assert run_areev("history", "/memories/s.md", "--chain", "999", "--db", db).returncode == 1
     assert run_areev("cat", "/memories/s.md", "--chain", "-1", "--db", db).returncode == 2
-    assert run_areev("restore", "/memories/s.md", "--chain", "0", "--db", db).returncode == 1
+    assert run_areev("restore", "/memories/s.md", "--chain", "0", "--db", db).returncode == 2
     assert run_areev("restore", "/memories/s.md", "--chain", "-2", "--db", db).returncode == 2
     # Restore the older file; the newer stays deleted, and restorable after.
     proc = run_areev("restore", "/memories/s.md", "--chain", chain, "--db", db)
