@@ -172,6 +172,46 @@ def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
     assert run_areev("cat", "/memories/s.md", "--db", db).stdout == "NEW\n"
 
 
+def test_diff_takes_a_grain_id_of_an_older_file_as_cat_does(run_areev, db):
+    """`diff --from/--to` find a version as `cat --version` does: a number in the
+    current file's chain, a grain id in any chain at the path."""
+    p = "/memories/p.md"
+    memtool(run_areev, db, command="create", path=p, file_text="old file\n")
+    old = versions(run_areev, db, p)[0]
+    memtool(run_areev, db, command="delete", path=p)
+    memtool(run_areev, db, command="create", path=p, file_text="new\n")
+    new = versions(run_areev, db, p)[0]
+    assert new["chain_id"] != old["chain_id"]
+    g = old["grain_id"][:12]
+    cat = run_areev("cat", p, "--version", g, "--db", db)
+    assert (cat.returncode, cat.stdout) == (0, "old file\n"), cat.stderr
+    # Across the two files at the path: the old file's v1 against the new file.
+    diff = run_areev("diff", p, "--from", g, "--db", db)
+    assert diff.returncode == 0, diff.stderr
+    lines = diff.stdout.splitlines()
+    assert lines[0].startswith(f"--- {p}\tv1 {g} ")
+    assert lines[1].startswith(f"+++ {p}\tv1 {new['grain_id'][:12]} ")
+    assert lines[2:] == ["@@ -1 +1 @@", "-old file", "+new"]
+    reverse = run_areev("diff", p, "--from", new["grain_id"], "--to", g, "--db", db)
+    assert reverse.returncode == 0 and reverse.stdout.splitlines()[2:] == [
+        "@@ -1 +1 @@", "-new", "+old file"], reverse.stderr
+    # --to alone: the version before it in its own chain, here none.
+    first = run_areev("diff", p, "--to", g, "--db", db)
+    assert first.returncode == 0 and first.stdout.splitlines()[0] == "--- /dev/null"
+    assert first.stdout.splitlines()[2:] == ["@@ -0,0 +1 @@", "+old file"]
+    # Numbers still count in the current file: v1 against itself, no output.
+    same = run_areev("diff", p, "--from", "1", "--db", db)
+    assert (same.returncode, same.stdout) == (0, ""), same.stderr
+    # With --chain, a version is looked for in that chain only, as cat does.
+    chain = str(new["chain_id"])
+    for cmd in (["cat", p, "--chain", chain, "--version", g],
+                ["diff", p, "--chain", chain, "--from", g]):
+        proc = run_areev(*cmd, "--db", db)
+        assert proc.returncode == 1 and f"has no version {g}" in proc.stderr, (cmd, proc.stderr)
+    in_old = run_areev("diff", p, "--chain", str(old["chain_id"]), "--to", g, "--db", db)
+    assert in_old.returncode == 0 and "+old file" in in_old.stdout, in_old.stderr
+
+
 def test_a_directory_delete_logs_contents_before_each_rmdir(run_areev, db):
     """The op-log of a directory delete replays in order: every entry under a
     directory comes before that directory's rmdir."""
