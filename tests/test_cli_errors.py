@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -433,3 +434,12 @@ def test_a_store_named_through_a_symlink_is_judged_where_the_file_lies(as_nobody
     assert (made.returncode, made.stdout) == (0, "File created successfully at: /memories/b.md")
     assert run_areev("cat", "/memories/b.md", "--db", str(db)).stdout == "b\n"
 
+
+def test_version_flag_prints_the_project_version(run_areev):
+    cmake = (pathlib.Path(__file__).resolve().parent.parent / "CMakeLists.txt").read_text()
+    version = re.search(r"project\(areev VERSION ([0-9.]+)", cmake).group(1)
+    proc = run_areev("--version")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"areev {version}\n", "")
+    # `cat --version` is still cat's own option.
+    assert run_areev("cat", "/memories/a.md", "--version", "1", "--db", "/nonexistent/x.db"
+                     ).returncode == 3
