@@ -73,8 +73,9 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
 
 struct PathArgs {
   std::string path;
-  std::uint64_t chain = 0;  // restore --chain: this deleted chain
-  const CLI::Option* chain_opt = nullptr;
+  // restore --chain: this deleted chain. The option takes ids from 1 (0 is a
+  // usage error): Restore reads 0 as "the most recently deleted".
+  std::uint64_t chain = 0;
 };
 
 enum class Lifecycle { kRestore, kPurge };
@@ -87,10 +88,6 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   const bool restore = what == Lifecycle::kRestore;
-  if (restore && args.chain_opt != nullptr && args.chain_opt->count() > 0 && args.chain == 0) {
-    // Chain ids start at 1; Restore reads 0 as "the latest".
-    return Fail(kExitFailed, fmt::format("restore {}: {} has no chain 0", key, key));
-  }
   grainstore::Status st =
       restore ? s.store->Restore(s.ns, key, static_cast<grainstore::ChainId>(args.chain))
               : s.store->Purge(s.ns, key);
@@ -108,9 +105,9 @@ void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
   CLI::App* log = app.add_subcommand(
       "log", "Print the op-log (every add, supersede, rename, delete, ...)");
   log->add_option("--after", l->after, "Only entries with seq > SEQ")
-      ->check(NotNegative());
+      ->transform(DecimalIn(0, kMaxCount));
   log->add_option("--limit", l->limit, "At most N entries (0: all)")
-      ->check(NotNegative());
+      ->transform(DecimalIn(0, kMaxCount));
   log->add_flag("--json", l->json, "Print a JSON array instead of a table");
   out->push_back({log, [&global, l] { return RunLog(global, *l); }});
 
@@ -119,11 +116,11 @@ void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
       "restore", "Bring a deleted file back from its tombstone");
   restore->add_option("path", r->path, "Memory path of the deleted file")
       ->required();
-  r->chain_opt = restore
-                     ->add_option("--chain", r->chain,
-                                  "This deleted chain, for an older file at the same path "
-                                  "(default: the most recently deleted)")
-                     ->check(NotNegative());
+  restore
+      ->add_option("--chain", r->chain,
+                   "This deleted chain, for an older file at the same path "
+                   "(default: the most recently deleted)")
+      ->transform(DecimalIn(1, kMaxChainId));
   out->push_back({restore, [&global, r] {
                     return RunLifecycle(global, *r, Lifecycle::kRestore);
                   }});

@@ -1,5 +1,6 @@
 // `areev history`, `areev cat` and `areev diff`: reading a chain's versions.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,15 +185,14 @@ struct DiffArgs {
   const CLI::Option* chain_opt = nullptr;
 };
 
-// The version `spec` names (see grainstore/version_spec.h), or the error.
-grainstore::Result<const grainstore::VersionInfo*> FindVersion(
-    const std::vector<grainstore::VersionInfo>& versions, std::string_view key,
+// The version `spec` names, found as `cat --version` finds it: with --chain
+// within that chain, else a number in the chain `history` shows and a grain
+// id in any chain at the path (Store::FindVersion).
+grainstore::Result<grainstore::VersionInfo> FindDiffVersion(
+    const Session& s, std::string_view key, const grainstore::ChainInfo* chain,
     std::string_view spec) {
-  auto parsed = grainstore::ParseVersionSpec(spec);
-  if (!parsed.has_value()) return parsed.error();
-  auto index = grainstore::MatchVersion(versions, *parsed, spec, key);
-  if (!index.has_value()) return index.error();
-  return &versions[*index];
+  if (chain != nullptr) return s.store->FindChainVersion(chain->id, key, spec);
+  return s.store->FindVersion(s.ns, key, spec);
 }
 
 std::string DiffLabel(const grainstore::VersionInfo& v) {
@@ -208,45 +208,46 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto chain = PickChain(s, key, grainstore::kMemoryFileRelation, args.chain_opt, args.chain);
   if (!chain.has_value()) return ReportError(fmt::format("diff {}", key), chain.error());
-  auto versions = s.store->ChainVersions(chain->id);
-  if (!versions.has_value())
-    return ReportError(fmt::format("diff {}", key), versions.error());
-  if (versions->empty())
-    return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
-  const grainstore::VersionInfo* to = &versions->back();
+  const grainstore::ChainInfo* given = args.chain_opt->count() > 0 ? &*chain : nullptr;
+  grainstore::VersionInfo to;
   if (args.to_opt->count() > 0) {
-    auto found = FindVersion(*versions, key, args.to);
-    if (!found.has_value())
-      return ReportError(fmt::format("diff {} --to", key), found.error());
-    to = *found;
+    auto found = FindDiffVersion(s, key, given, args.to);
+    if (!found.has_value()) return ReportError(fmt::format("diff {} --to", key), found.error());
+    to = std::move(found).value();
+  } else {
+    auto versions = s.store->ChainVersions(chain->id);
+    if (!versions.has_value()) return ReportError(fmt::format("diff {}", key), versions.error());
+    if (versions->empty()) return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
+    to = versions->back();
   }
-  const grainstore::VersionInfo* from = nullptr;
+  std::optional<grainstore::VersionInfo> from;
   if (args.from_opt->count() > 0) {
-    auto found = FindVersion(*versions, key, args.from);
+    auto found = FindDiffVersion(s, key, given, args.from);
     if (!found.has_value())
       return ReportError(fmt::format("diff {} --from", key), found.error());
-    from = *found;
+    from = std::move(found).value();
   } else {
+    // The version before --to in its own chain (which --to may have found in
+    // an older file at this path).
+    auto versions = s.store->ChainVersions(to.chain_id);
+    if (!versions.has_value()) return ReportError(fmt::format("diff {}", key), versions.error());
     for (const auto& v : *versions) {
-      if (v.seq < to->seq && !v.transient) from = &v;
+      if (v.seq < to.seq && !v.transient) from = v;
     }
   }
   std::string old_body;
-  if (from != nullptr) {
-    auto body = s.store->ReadChainVersion(chain->id, key, fmt::format("{}", from->seq));
+  if (from.has_value()) {
+    auto body = s.store->ReadChainVersion(from->chain_id, key, fmt::format("{}", from->seq));
     if (!body.has_value())
-      return ReportError(fmt::format("diff {} v{}", key, from->seq),
-                         body.error());
+      return ReportError(fmt::format("diff {} v{}", key, from->seq), body.error());
     old_body = std::move(body).value();
   }
-  auto new_body = s.store->ReadChainVersion(chain->id, key, fmt::format("{}", to->seq));
-  if (!new_body.has_value()) {
-    return ReportError(fmt::format("diff {} v{}", key, to->seq),
-                       new_body.error());
-  }
-  const std::string text = UnifiedDiff(
-      old_body, *new_body, from != nullptr ? DiffLabel(*from) : "/dev/null",
-      DiffLabel(*to), args.context);
+  auto new_body = s.store->ReadChainVersion(to.chain_id, key, fmt::format("{}", to.seq));
+  if (!new_body.has_value())
+    return ReportError(fmt::format("diff {} v{}", key, to.seq), new_body.error());
+  const std::string text = UnifiedDiff(old_body, *new_body,
+                                       from.has_value() ? DiffLabel(*from) : "/dev/null",
+                                       DiffLabel(to), args.context);
   return Emit(text);
 }
 
@@ -266,7 +267,7 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       ->check(NotBlank());
   h->chain_opt = history->add_option(
       "--chain", h->chain, "This chain (an older file deleted at the same path; see the note)")
-      ->check(NotNegative());
+      ->transform(DecimalIn(1, kMaxChainId));
   history->add_flag("--all", h->all, "Include transient (coalesced) versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});
@@ -276,10 +277,11 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       app.add_subcommand("cat", "Print a file's current body or any version");
   cat->add_option("path", c->path, "Memory path")->required();
   c->version_opt = cat->add_option("--version", c->version,
-                                   "Version number or grain-id prefix (>= 6 hex)");
+                                   "Version number or grain-id prefix (>= 6 hex)")
+                     ->check(VersionName());
   c->chain_opt = cat->add_option("--chain", c->chain,
                                  "Read from this chain (an older file at the same path)")
-                   ->check(NotNegative());
+                   ->transform(DecimalIn(1, kMaxChainId));
   out->push_back({cat, [&global, c] { return RunCat(global, *c); }});
 
   auto d = std::make_shared<DiffArgs>();
@@ -287,13 +289,15 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       app.add_subcommand("diff", "Unified diff between two versions of a file");
   diff->add_option("path", d->path, "Memory path")->required();
   d->from_opt = diff->add_option("--from", d->from,
-                                 "Old version (default: the one before --to)");
-  d->to_opt = diff->add_option("--to", d->to, "New version (default: the newest)");
+                                 "Old version (default: the one before --to)")
+                   ->check(VersionName());
+  d->to_opt = diff->add_option("--to", d->to, "New version (default: the newest)")
+                 ->check(VersionName());
   d->chain_opt = diff->add_option("--chain", d->chain,
                                   "Versions of this chain (an older file at the same path)")
-                   ->check(NotNegative());
+                   ->transform(DecimalIn(1, kMaxChainId));
   diff->add_option("-U,--unified", d->context, "Lines of context")
-      ->check(NotNegative())
+      ->transform(DecimalIn(0, kMaxCount))
       ->capture_default_str();
   out->push_back({diff, [&global, d] { return RunDiff(global, *d); }});
 }

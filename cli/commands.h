@@ -5,24 +5,54 @@
 #ifndef CLI_COMMANDS_H_
 #define CLI_COMMANDS_H_
 
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_common.h"
+#include "decimal.h"
+#include "grainstore/version_spec.h"
 
 namespace cli {
 
-// For counts and sequence numbers: CLI11 reads "-1" (or " -1") into an
-// unsigned option as a huge value, so any '-' is refused first, with a plain
-// message.
-inline CLI::Validator NotNegative() {
+// For every integer option (counts, sequence numbers, chain ids): plain
+// decimal digits whose value lies in [lo, hi], else a usage error "must be a
+// decimal number from LO to HI, got X". Attach with transform(), not check():
+// the value is rewritten without leading zeros, because CLI11 then converts it
+// with strtoull(base 0), which would read "010" as octal (see decimal.h).
+inline CLI::Validator DecimalIn(std::uint64_t lo, std::uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        const std::optional<std::uint64_t> n = ParseDecimal(value, lo, hi);
+        if (!n.has_value()) {
+          return "must be a decimal number from " + std::to_string(lo) + " to " +
+                 std::to_string(hi) + ", got " + value;
+        }
+        value = std::to_string(*n);
+        return "";
+      },
+      "N");
+}
+
+// The range of a chain id: SQLite rowids, from 1.
+inline constexpr std::uint64_t kMaxChainId = std::numeric_limits<std::int64_t>::max();
+// The range of a count or a cursor with no limit of its own.
+inline constexpr std::uint64_t kMaxCount = std::numeric_limits<std::uint64_t>::max();
+
+// For --version, --from and --to: a version number from 1 or a grain-id
+// prefix, as grainstore::ParseVersionSpec reads them (whether the version
+// exists is the command's to answer).
+inline CLI::Validator VersionName() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        return value.find('-') != std::string::npos ? "must be 0 or more, got " + value : "";
+        auto spec = grainstore::ParseVersionSpec(value);
+        return spec.has_value() ? "" : spec.error().message();
       },
-      "N>=0");
+      "N|PREFIX");
 }
 
 // For names such as a subject or a relation: an empty or all-blank value

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       app.add_option("--ns", global.ns, "Namespace (default: default)");
   app.add_flag("--durable", global.durable,
                "fsync every acknowledged write (Durability::kFull)");
+  // "areev 0.1.0": the project version CMake declares (cli/CMakeLists.txt).
+  app.set_version_flag("--version", "areev " AREEV_VERSION, "Print the version and exit");
 
   std::vector<cli::Command> commands;
   cli::AddMemtoolCommand(app, global, &commands);
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> rest = app.remaining();

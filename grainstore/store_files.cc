@@ -2,6 +2,7 @@
 // and moving subtrees. See docs/storage-format.md ("Versioning rules").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -147,6 +148,12 @@ Status StoreImpl::RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacat
     auto below = Descendants(node.info.ns, node.info.key);
     if (!below) return below.error();
     rows = std::move(*below);
+    // Deepest first: everything under a directory is removed (and logged)
+    // before the directory itself, so the op-log replays in order. A key
+    // sorts before every key it is a prefix of ("a/b" < "a/b/c"), so
+    // descending key order is a post-order of the tree.
+    std::sort(rows.begin(), rows.end(),
+              [](const NodeRow& a, const NodeRow& b) { return a.info.key > b.info.key; });
   }
   rows.push_back(node);
   for (const NodeRow& row : rows) {

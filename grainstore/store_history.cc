@@ -150,20 +150,86 @@ Result<ChainInfo> Store::ChainAt(NsId ns, std::string_view subject, ChainId id,
 
 namespace {
 
-// ReadVersion within one chain.
-Result<std::string> ChainVersionBody(StoreImpl* s, ChainId chain, const VersionSpec& spec,
-                                     std::string_view version, std::string_view subject) {
-  // A number names its version directly; only a prefix, or a number no
-  // version has that may still be a prefix, needs the chain's list.
+// Where a named version lies: its chain and its number there.
+struct VersionRef {
+  ChainId chain = 0;
+  std::int64_t seq = 0;
+};
+
+// Whether `chain` has a version numbered `seq` (purged or not).
+Result<bool> HasVersion(StoreImpl* s, ChainId chain, std::int64_t seq) {
+  static constexpr char kSql[] = "SELECT 1 FROM grains WHERE chain_id = ? AND seq = ?";
+  auto st = s->db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(chain));
+  st->BindInt64(2, seq);
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  return r == StepResult::kRow;
+}
+
+// The version `spec` names within one chain (MatchVersion's rule). A number
+// the chain has names its version directly; only a prefix, or a number no
+// version has that may still be a prefix, needs the chain's list.
+Result<VersionRef> LocateInChain(StoreImpl* s, ChainId chain, const VersionSpec& spec,
+                                 std::string_view version, std::string_view subject) {
   if (spec.number != 0) {
-    auto body = VersionBody(s, chain, spec.number, version, subject);
-    if (body || !body.error().IsNotFound() || spec.id_prefix.empty()) return body;
+    auto has = HasVersion(s, chain, spec.number);
+    if (!has) return has.error();
+    if (*has) return VersionRef{chain, spec.number};
+    if (spec.id_prefix.empty()) {
+      return Status::NotFound(fmt::format("{} has no version {}", subject, version));
+    }
   }
   auto versions = s->Versions(chain);
   if (!versions) return versions.error();
   auto index = MatchVersion(*versions, spec, version, subject);
   if (!index) return index.error();
-  return VersionBody(s, chain, (*versions)[*index].seq, version, subject);
+  return VersionRef{chain, (*versions)[*index].seq};
+}
+
+// The version `spec` names at `subject`: a number in the chain History shows;
+// a grain id there, else in any other chain at `subject` (an older file
+// deleted at the same path). The one rule ReadVersion and FindVersion share.
+Result<VersionRef> LocateAtPath(StoreImpl* s, NsId ns, std::string_view subject,
+                                std::string_view relation, std::string_view version) {
+  auto chain = FindLatest(s, ns, subject, relation);
+  if (!chain) return chain.error();
+  auto parsed = ParseVersionSpec(version);
+  if (!parsed) return parsed.error();
+  const VersionSpec& spec = *parsed;
+  auto ref = LocateInChain(s, chain->id, spec, version, subject);
+  if (ref || !ref.error().IsNotFound() || spec.id_prefix.empty()) return ref;
+  auto chains = s->ChainsAt(ns, subject, relation);
+  if (!chains) return chains.error();
+  VersionRef found;
+  int matches = 0;
+  for (const ChainRow& other : *chains) {
+    if (other.id == chain->id) continue;
+    auto versions = s->Versions(other.id);
+    if (!versions) return versions.error();
+    for (const VersionInfo& v : *versions) {
+      if (!v.grain_id.starts_with(spec.id_prefix)) continue;
+      found = VersionRef{other.id, v.seq};
+      ++matches;
+    }
+  }
+  if (matches > 1) {
+    return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", version));
+  }
+  if (matches == 1) return found;
+  return ref;
+}
+
+// The listing entry of a located version.
+Result<VersionInfo> VersionAt(StoreImpl* s, const VersionRef& ref, std::string_view version,
+                              std::string_view subject) {
+  auto versions = s->Versions(ref.chain);
+  if (!versions) return versions.error();
+  for (VersionInfo& v : *versions) {
+    if (v.seq == ref.seq) return std::move(v);
+  }
+  return Status::NotFound(fmt::format("{} has no version {}", subject, version));
 }
 
 }  // namespace
@@ -171,35 +237,9 @@ Result<std::string> ChainVersionBody(StoreImpl* s, ChainId chain, const VersionS
 Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
                                        std::string_view version, std::string_view relation) {
   std::lock_guard lock(impl_->mu);
-  StoreImpl& s = *impl_;
-  auto chain = FindLatest(&s, ns, subject, relation);
-  if (!chain) return chain.error();
-  auto spec = ParseVersionSpec(version);
-  if (!spec) return spec.error();
-  auto body = ChainVersionBody(&s, chain->id, *spec, version, subject);
-  if (body || !body.error().IsNotFound() || spec->id_prefix.empty()) return body;
-  // A grain id may name a version of an older file at this path.
-  auto chains = s.ChainsAt(ns, subject, relation);
-  if (!chains) return chains.error();
-  ChainId found = 0;
-  std::uint32_t found_seq = 0;
-  int matches = 0;
-  for (const ChainRow& other : *chains) {
-    if (other.id == chain->id) continue;
-    auto versions = s.Versions(other.id);
-    if (!versions) return versions.error();
-    for (const VersionInfo& v : *versions) {
-      if (!v.grain_id.starts_with(spec->id_prefix)) continue;
-      found = other.id;
-      found_seq = v.seq;
-      ++matches;
-    }
-  }
-  if (matches > 1) {
-    return Status::InvalidArgument(fmt::format("grain id prefix {} is ambiguous", version));
-  }
-  if (matches == 1) return VersionBody(&s, found, found_seq, version, subject);
-  return body;
+  auto ref = LocateAtPath(impl_.get(), ns, subject, relation, version);
+  if (!ref) return ref.error();
+  return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
 }
 
 Result<std::string> Store::ReadChainVersion(ChainId chain, std::string_view subject,
@@ -207,7 +247,27 @@ Result<std::string> Store::ReadChainVersion(ChainId chain, std::string_view subj
   std::lock_guard lock(impl_->mu);
   auto spec = ParseVersionSpec(version);
   if (!spec) return spec.error();
-  return ChainVersionBody(impl_.get(), chain, *spec, version, subject);
+  auto ref = LocateInChain(impl_.get(), chain, *spec, version, subject);
+  if (!ref) return ref.error();
+  return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
+}
+
+Result<VersionInfo> Store::FindVersion(NsId ns, std::string_view subject,
+                                       std::string_view version, std::string_view relation) {
+  std::lock_guard lock(impl_->mu);
+  auto ref = LocateAtPath(impl_.get(), ns, subject, relation, version);
+  if (!ref) return ref.error();
+  return VersionAt(impl_.get(), *ref, version, subject);
+}
+
+Result<VersionInfo> Store::FindChainVersion(ChainId chain, std::string_view subject,
+                                            std::string_view version) {
+  std::lock_guard lock(impl_->mu);
+  auto spec = ParseVersionSpec(version);
+  if (!spec) return spec.error();
+  auto ref = LocateInChain(impl_.get(), chain, *spec, version, subject);
+  if (!ref) return ref.error();
+  return VersionAt(impl_.get(), *ref, version, subject);
 }
 
 Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {

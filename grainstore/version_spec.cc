@@ -32,6 +32,12 @@ Result<VersionSpec> ParseVersionSpec(std::string_view spec) {
       out.id_prefix.push_back(c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c);
     }
   }
+  if (digits && spec.size() <= 9 && out.number == 0 && out.id_prefix.empty()) {
+    // "0" (or "00") can be neither: versions are numbered from 1, and it is
+    // too short for a prefix. "000000" still names a grain id prefix.
+    return Status::InvalidArgument(
+        fmt::format("versions are numbered from 1, got {}", spec));
+  }
   if (!digits && out.id_prefix.empty()) {
     return Status::InvalidArgument(fmt::format(
         "'{}' is neither a version number nor a grain id prefix ({}+ hex)", spec,

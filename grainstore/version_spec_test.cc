@@ -2,6 +2,7 @@
 // both (grain ids are hex, so a prefix can be all digits).
 #include "grainstore/version_spec.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -56,6 +57,19 @@ TEST(VersionSpecTest, RejectsMalformedNames) {
   EXPECT_TRUE(ParseVersionSpec(std::string(64, 'a')).has_value());
 }
 
+// Versions are numbered from 1: a short zero is no version at all, a usage
+// error like any other malformed name, while six zeros may still begin an id.
+TEST(VersionSpecTest, ZeroIsNotAVersionNumber) {
+  for (std::string_view zero : {"0", "00", "00000"}) {
+    auto parsed = ParseVersionSpec(zero);
+    ASSERT_FALSE(parsed.has_value()) << zero;
+    EXPECT_EQ(parsed.error().code(), StatusCode::kInvalidArgument) << zero;
+    EXPECT_EQ(parsed.error().message(), fmt::format("versions are numbered from 1, got {}", zero));
+  }
+  ExpectParsed("000000", 0, "000000");
+  EXPECT_EQ(Match("000000").error().code(), StatusCode::kNotFound);
+}
+
 TEST(VersionSpecTest, AllDigitPrefixNamesItsVersionWhenNoNumberMatches) {
   auto by_prefix = Match("58526585");
   ASSERT_TRUE(by_prefix.has_value()) << by_prefix.error().ToString();
@@ -82,7 +96,6 @@ TEST(VersionSpecTest, NumbersPrefixesMissesAndAmbiguity) {
   auto missing = Match("7");
   EXPECT_EQ(missing.error().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.error().message(), "/memories/p.md has no version 7");
-  EXPECT_EQ(Match("0").error().code(), StatusCode::kNotFound);
   EXPECT_EQ(Match("999999").error().code(), StatusCode::kNotFound);
   auto ambiguous = Match("abcdef");
   EXPECT_EQ(ambiguous.error().code(), StatusCode::kInvalidArgument);

@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -40,7 +41,8 @@ def test_exit_codes(run_areev, db):
         2, "areev: The following argument was not expected: --frobnicate; run with --help\n")
     negative = run_areev("diff", "/memories/a", "-U", "-1", "--db", db)
     assert (negative.returncode, negative.stderr) == (
-        2, "areev: --unified: must be 0 or more, got -1; run with --help\n")
+        2, "areev: --unified: must be a decimal number from 0 to 18446744073709551615, "
+           "got -1; run with --help\n")
     assert run_areev().returncode == 2
     assert run_areev("cat", "/memories/a", "--db", db, "--ns", "bad name!").returncode == 2
 
@@ -195,16 +197,73 @@ def test_numeric_options_refuse_negatives_and_survive_huge_values(run_areev, db)
                  ["log", "--after", "-1"]):
         proc = run_areev(*args, "--db", db)
         assert proc.returncode == 2, (args, proc.stderr)
-        assert "must be 0 or more, got -1" in proc.stderr
+        assert "must be a decimal number from 0 to 18446744073709551615, got -1" in proc.stderr
     # More context than lines: the whole file, at once (it once looped forever).
     full = run_areev("diff", "/memories/a.md", "-U", "3", "--db", db, timeout=10)
-    for huge in ("18446744073709551615", "99999999999999999999999"):
-        proc = run_areev("diff", "/memories/a.md", "-U", huge, "--db", db, timeout=10)
-        assert proc.returncode == 0 and proc.stdout == full.stdout, proc.stderr
-        # No sequence number is that large: nothing comes after it.
-        proc = run_areev("log", "--after", huge, "--json", "--db", db)
-        assert proc.returncode == 0 and json.loads(proc.stdout) == [], proc.stderr
+    huge = "18446744073709551615"
+    proc = run_areev("diff", "/memories/a.md", "-U", huge, "--db", db, timeout=10)
+    assert proc.returncode == 0 and proc.stdout == full.stdout, proc.stderr
+    # No sequence number is that large: nothing comes after it.
+    proc = run_areev("log", "--after", huge, "--json", "--db", db)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == [], proc.stderr
     assert len(json.loads(run_areev("log", "--after", "0", "--json", "--db", db).stdout)) >= 2
+
+
+U64_MAX = "18446744073709551615"
+I64_MAX = "9223372036854775807"
+
+
+def test_integer_options_take_plain_decimal_digits_only(run_areev, db):
+    """Hex, octal, signs, blanks and values past the option's range are usage
+    errors, not read as another number or clamped to the largest one."""
+    lines = "".join(create(f"/memories/f{i}.md", f"{i}\n") + "\n" for i in range(12))
+    assert run_areev("memtool", "--batch", "--db", db, input=lines).returncode == 0
+    p = "/memories/f0.md"
+    chain = str(json.loads(run_areev("history", p, "--json", "--db", db).stdout)[0]["chain_id"])
+    options = [  # (command before the value, option name in messages, range)
+        (["log", "--limit"], "--limit", ("0", U64_MAX)),
+        (["log", "--after"], "--after", ("0", U64_MAX)),
+        (["diff", p, "-U"], "--unified", ("0", U64_MAX)),
+        (["history", p, "--chain"], "--chain", ("1", I64_MAX)),
+        (["cat", p, "--chain"], "--chain", ("1", I64_MAX)),
+        (["diff", p, "--chain"], "--chain", ("1", I64_MAX)),
+        (["restore", p, "--chain"], "--chain", ("1", I64_MAX)),
+    ]
+    bad_values = ["0x1", "0x10", "0X2", "-0", "-1", "+1", " 1", "1 ", "1e3", "1.0", "", "ten",
+                  "99999999999999999999", "18446744073709551616"]
+    for command, name, (lo, hi) in options:
+        extra = ["0", str(int(hi) + 1)] if lo == "1" else []
+        for value in bad_values + extra:
+            proc = run_areev(*command, value, "--db", db)
+            assert (proc.returncode, proc.stdout, proc.stderr) == (
+                2, "", f"areev: {name}: must be a decimal number from {lo} to {hi}, "
+                       f"got {value}; run with --help\n"), (command, value)
+    # Leading zeros are still decimal (strtoull would read "010" as octal 8).
+    limited = json.loads(run_areev("log", "--limit", "010", "--json", "--db", db).stdout)
+    assert len(limited) == 10
+    after = json.loads(run_areev("log", "--after", "007", "--json", "--db", db).stdout)
+    assert after[0]["seq"] == 8
+    assert run_areev("cat", p, "--chain", "00" + chain, "--db", db).stdout == "0\n"
+    # The top of each range is accepted: it names nothing, or means "all".
+    assert run_areev("cat", p, "--chain", I64_MAX, "--db", db).returncode == 1
+    assert json.loads(run_areev("log", "--after", U64_MAX, "--json", "--db", db).stdout) == []
+    assert len(json.loads(run_areev("log", "--limit", U64_MAX, "--json", "--db", db).stdout)) == 12
+
+
+def test_version_zero_is_a_usage_error(run_areev, db):
+    """Versions are numbered from 1: 0 names none, whatever the command."""
+    assert run_areev("memtool", create("/memories/a.md", "one\n"), "--db", db).returncode == 0
+    for args, name in ((["cat", "/memories/a.md", "--version"], "--version"),
+                       (["diff", "/memories/a.md", "--from"], "--from"),
+                       (["diff", "/memories/a.md", "--to"], "--to")):
+        for zero in ("0", "00"):
+            proc = run_areev(*args, zero, "--db", db)
+            assert (proc.returncode, proc.stdout, proc.stderr) == (
+                2, "", f"areev: {name}: versions are numbered from 1, got {zero}; "
+                       "run with --help\n"), (args, zero)
+    # Six zeros may begin a grain id: looked for, and not found.
+    proc = run_areev("cat", "/memories/a.md", "--version", "000000", "--db", db)
+    assert proc.returncode == 1 and "has no version 000000" in proc.stderr, proc.stderr
 
 
 def test_an_empty_version_is_a_usage_error_not_the_default(run_areev, db):
@@ -443,3 +502,13 @@ def test_a_store_path_longer_than_sqlite_opens_is_a_usage_error(run_areev, tmp_p
     proc = run_areev("log", "--db", longer.name, cwd=deep)
     assert proc.returncode == 2 and "505 bytes long" in proc.stderr
     assert not longer.exists()
+
+
+def test_version_flag_prints_the_project_version(run_areev):
+    cmake = (pathlib.Path(__file__).resolve().parent.parent / "CMakeLists.txt").read_text()
+    version = re.search(r"project\(areev VERSION ([0-9.]+)", cmake).group(1)
+    proc = run_areev("--version")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"areev {version}\n", "")
+    # `cat --version` is still cat's own option.
+    assert run_areev("cat", "/memories/a.md", "--version", "1", "--db", "/nonexistent/x.db"
+                     ).returncode == 3

@@ -160,7 +160,7 @@ def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
     # A chain that is not at this path is not found; a bad id is a usage error.
     assert run_areev("history", "/memories/s.md", "--chain", "999", "--db", db).returncode == 1
     assert run_areev("cat", "/memories/s.md", "--chain", "-1", "--db", db).returncode == 2
-    assert run_areev("restore", "/memories/s.md", "--chain", "0", "--db", db).returncode == 1
+    assert run_areev("restore", "/memories/s.md", "--chain", "0", "--db", db).returncode == 2
     assert run_areev("restore", "/memories/s.md", "--chain", "-2", "--db", db).returncode == 2
     # Restore the older file; the newer stays deleted, and restorable after.
     proc = run_areev("restore", "/memories/s.md", "--chain", chain, "--db", db)
@@ -170,3 +170,70 @@ def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
     again = run_areev("restore", "/memories/s.md", "--chain", str(new["chain_id"]), "--db", db)
     assert again.returncode == 0, again.stderr
     assert run_areev("cat", "/memories/s.md", "--db", db).stdout == "NEW\n"
+
+
+def test_diff_takes_a_grain_id_of_an_older_file_as_cat_does(run_areev, db):
+    """`diff --from/--to` find a version as `cat --version` does: a number in the
+    current file's chain, a grain id in any chain at the path."""
+    p = "/memories/p.md"
+    memtool(run_areev, db, command="create", path=p, file_text="old file\n")
+    old = versions(run_areev, db, p)[0]
+    memtool(run_areev, db, command="delete", path=p)
+    memtool(run_areev, db, command="create", path=p, file_text="new\n")
+    new = versions(run_areev, db, p)[0]
+    assert new["chain_id"] != old["chain_id"]
+    g = old["grain_id"][:12]
+    cat = run_areev("cat", p, "--version", g, "--db", db)
+    assert (cat.returncode, cat.stdout) == (0, "old file\n"), cat.stderr
+    # Across the two files at the path: the old file's v1 against the new file.
+    diff = run_areev("diff", p, "--from", g, "--db", db)
+    assert diff.returncode == 0, diff.stderr
+    lines = diff.stdout.splitlines()
+    assert lines[0].startswith(f"--- {p}\tv1 {g} ")
+    assert lines[1].startswith(f"+++ {p}\tv1 {new['grain_id'][:12]} ")
+    assert lines[2:] == ["@@ -1 +1 @@", "-old file", "+new"]
+    reverse = run_areev("diff", p, "--from", new["grain_id"], "--to", g, "--db", db)
+    assert reverse.returncode == 0 and reverse.stdout.splitlines()[2:] == [
+        "@@ -1 +1 @@", "-new", "+old file"], reverse.stderr
+    # --to alone: the version before it in its own chain, here none.
+    first = run_areev("diff", p, "--to", g, "--db", db)
+    assert first.returncode == 0 and first.stdout.splitlines()[0] == "--- /dev/null"
+    assert first.stdout.splitlines()[2:] == ["@@ -0,0 +1 @@", "+old file"]
+    # Numbers still count in the current file: v1 against itself, no output.
+    same = run_areev("diff", p, "--from", "1", "--db", db)
+    assert (same.returncode, same.stdout) == (0, ""), same.stderr
+    # With --chain, a version is looked for in that chain only, as cat does.
+    chain = str(new["chain_id"])
+    for cmd in (["cat", p, "--chain", chain, "--version", g],
+                ["diff", p, "--chain", chain, "--from", g]):
+        proc = run_areev(*cmd, "--db", db)
+        assert proc.returncode == 1 and f"has no version {g}" in proc.stderr, (cmd, proc.stderr)
+    in_old = run_areev("diff", p, "--chain", str(old["chain_id"]), "--to", g, "--db", db)
+    assert in_old.returncode == 0 and "+old file" in in_old.stdout, in_old.stderr
+
+
+def test_a_directory_delete_logs_contents_before_each_rmdir(run_areev, db):
+    """The op-log of a directory delete replays in order: every entry under a
+    directory comes before that directory's rmdir."""
+    for name in ("a/x.md", "a/b/y.md", "a/b/c/z.md", "a/b/w.md", "a/v.md"):
+        memtool(run_areev, db, command="create", path=f"/memories/{name}", file_text="x\n")
+    last = json.loads(run_areev("log", "--json", "--db", db).stdout)[-1]["seq"]
+    memtool(run_areev, db, command="delete", path="/memories/a")
+    proc = run_areev("log", "--after", str(last), "--json", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    entries = [(e["op"], e["subject"]) for e in json.loads(proc.stdout)]
+    subjects = [s for _, s in entries]
+    rmdirs = [s for op, s in entries if op == "rmdir"]
+    assert sorted(rmdirs) == ["/memories/a", "/memories/a/b", "/memories/a/b/c"], entries
+    assert len(entries) == 8, entries  # 5 deletes, 3 rmdirs
+    for i, (op, subject) in enumerate(entries):
+        if op != "rmdir":
+            continue
+        later = [s for s in subjects[i + 1:] if s.startswith(subject + "/")]
+        assert later == [], (subject, entries)
+    # Replayed on a model tree, no rmdir meets a non-empty directory.
+    live = set(subjects)
+    for op, subject in entries:
+        if op == "rmdir":
+            assert not any(s.startswith(subject + "/") for s in live), (subject, entries)
+        live.discard(subject)

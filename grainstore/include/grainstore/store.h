@@ -221,6 +221,15 @@ class Store {
   // the errors.
   Result<std::string> ReadChainVersion(ChainId chain, std::string_view subject,
                                        std::string_view version);
+  // The version ReadVersion would read (its chain in `chain_id`), without
+  // its body: `areev diff` names its two sides as `areev cat` does. NotFound
+  // (no chain at `subject`, no such version); InvalidArgument (a malformed
+  // name, a prefix several versions share). A purged version is found.
+  Result<VersionInfo> FindVersion(NsId ns, std::string_view subject, std::string_view version,
+                                  std::string_view relation = kMemoryFileRelation);
+  // The version ReadChainVersion would read, as FindVersion.
+  Result<VersionInfo> FindChainVersion(ChainId chain, std::string_view subject,
+                                       std::string_view version);
   // Brings a deleted chain at key back as a live file: the most recently
   // deleted one, or chain `chain` (which must be a deleted chain at key).
   // NotFound (nothing deleted there, or `chain` is not), AlreadyExists (key

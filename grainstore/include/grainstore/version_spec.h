@@ -26,8 +26,9 @@ struct VersionSpec {
   std::string id_prefix;     // lowercase hex, kMinGrainPrefix+ chars; "" if none
 };
 
-// InvalidArgument when `spec` is neither a number nor a prefix of 6 to 64 hex
-// characters (empty, other characters, a short hex string with letters).
+// InvalidArgument when `spec` is neither a number from 1 nor a prefix of 6 to
+// 64 hex characters (empty, other characters, a short hex string with letters,
+// or "0": versions are numbered from 1).
 Result<VersionSpec> ParseVersionSpec(std::string_view spec);
 
 // Index in `versions` of the version `spec` names: the version with that
