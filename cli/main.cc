@@ -1,6 +1,7 @@
 // areev: the command line of the areev memory store. Parses arguments with
 // CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,9 @@ int main(int argc, char** argv) {
                "areev"};
   app.require_subcommand(1);
   app.fallthrough();  // --db/--ns/--durable may follow the subcommand
-  app.add_option("--db", global.db,
-                 "Store file (default: $AREEV_DB, else ./agent.db)")
-      ->envname("AREEV_DB");
+  CLI::Option* db = app.add_option("--db", global.db,
+                                   "Store file (default: $AREEV_DB, else ./agent.db)")
+                        ->envname("AREEV_DB");
   CLI::Option* ns =
       app.add_option("--ns", global.ns, "Namespace (default: default)");
   app.add_flag("--durable", global.durable,
@@ -47,6 +48,13 @@ int main(int argc, char** argv) {
                        "unknown command '" + rest.front() + "'; run with --help");
     }
     return cli::Fail(cli::kExitUsage, std::string(e.what()) + "; run with --help");
+  }
+  // CLI11 skips an empty variable; a script that meant to name a store would
+  // then write to ./agent.db wherever it runs.
+  if (const char* env = std::getenv("AREEV_DB"); db->count() == 0 && env != nullptr && *env == 0) {
+    return cli::Fail(cli::kExitUsage,
+                     "AREEV_DB is set but empty: set it to a store file, or unset it for "
+                     "./agent.db; run with --help");
   }
   global.ns_given = ns->count() > 0;
   for (const auto& command : commands) {

@@ -512,3 +512,17 @@ def test_version_flag_prints_the_project_version(run_areev):
     # `cat --version` is still cat's own option.
     assert run_areev("cat", "/memories/a.md", "--version", "1", "--db", "/nonexistent/x.db"
                      ).returncode == 3
+
+
+def test_an_empty_areev_db_is_a_usage_error_not_agent_db(run_areev, tmp_path):
+    view = json.dumps({"command": "view", "path": "/memories"})
+    proc = run_areev("memtool", view, env={"AREEV_DB": ""}, cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (
+        2, "areev: AREEV_DB is set but empty: set it to a store file, or unset it for "
+           "./agent.db; run with --help\n")
+    assert list(tmp_path.iterdir()) == []
+    # --db still wins over the variable, and a set one names the store.
+    assert run_areev("memtool", view, "--db", "given.db", env={"AREEV_DB": ""},
+                     cwd=tmp_path).returncode == 0
+    assert run_areev("memtool", view, env={"AREEV_DB": "env.db"}, cwd=tmp_path).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env.db", "given.db"]
