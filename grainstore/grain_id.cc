@@ -2,6 +2,10 @@
 
 #include <sodium.h>
 
+#include <cstring>
+
+#include "db.h"
+
 namespace grainstore {
 namespace {
 
@@ -43,6 +47,19 @@ std::string BodyHasher::Digest() const {
   std::string out(kHashBytes, '\0');
   crypto_generichash_final(&done, reinterpret_cast<unsigned char*>(out.data()), out.size());
   return out;
+}
+
+void SaltSource::Next(unsigned char (&out)[kGrainSaltBytes]) {
+  if (forks_ != ProcessForkCount()) {
+    randombytes_buf(key_, sizeof key_);
+    forks_ = ProcessForkCount();
+    counter_ = 0;
+  }
+  unsigned char nonce[crypto_stream_chacha20_NONCEBYTES] = {};
+  static_assert(sizeof nonce == sizeof counter_);
+  std::memcpy(nonce, &counter_, sizeof counter_);
+  ++counter_;
+  crypto_stream_chacha20(out, sizeof out, nonce, key_);
 }
 
 std::string ComputeGrainId(const GrainFields& f) {

@@ -36,6 +36,21 @@ struct GrainFields {
   std::string_view salt;  // kGrainSaltBytes random bytes, or "" for a v1 grain
 };
 
+// Grain salts: ChaCha20 output under a key drawn from the system's random
+// source and never stored, so they are as unpredictable as random bytes
+// without a system call per grain. A forked child draws a key of its own, so
+// it never repeats its parent's salts. Not thread-safe (a Store's mutex
+// guards its source).
+class SaltSource {
+ public:
+  void Next(unsigned char (&out)[kGrainSaltBytes]);
+
+ private:
+  unsigned char key_[crypto_stream_chacha20_KEYBYTES] = {};
+  std::uint64_t counter_ = 0;  // the nonce of the next salt
+  unsigned forks_ = ~0u;       // ProcessForkCount() when the key was drawn
+};
+
 // Raw 32-byte ids.
 std::string HashBody(std::string_view body);
 

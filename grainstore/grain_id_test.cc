@@ -1,5 +1,9 @@
 #include "grain_id.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -36,6 +40,40 @@ TEST(GrainIdTest, ASaltSelectsTheV2EncodingAndNoSaltKeepsV1) {
   fields.salt = salt;
   EXPECT_EQ(ToHex(ComputeGrainId(fields)),
             "f6271f74d34087b4a81ced5cd8c65f18c69c9a9eeb2d01c7d174bd878fbfba7b");
+}
+
+
+// Salts never repeat: not within a source, not between two sources, and not
+// between a parent and the child it forks (each draws its own key).
+TEST(SaltSourceTest, SaltsDoNotRepeatAcrossSourcesOrAFork) {
+  SaltSource a, b;
+  std::set<std::string> seen;
+  auto next = [](SaltSource& s) {
+    unsigned char salt[kGrainSaltBytes];
+    s.Next(salt);
+    return std::string(reinterpret_cast<const char*>(salt), sizeof salt);
+  };
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_TRUE(seen.insert(next(a)).second);
+    EXPECT_TRUE(seen.insert(next(b)).second);
+  }
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string child = next(a);
+    _exit(write(fds[1], child.data(), child.size()) == static_cast<ssize_t>(child.size()) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string child(kGrainSaltBytes, '\0');
+  ASSERT_EQ(read(fds[0], child.data(), child.size()), static_cast<ssize_t>(child.size()));
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(seen.insert(child).second);
+  EXPECT_TRUE(seen.insert(next(a)).second);  // the parent's next one
 }
 
 }  // namespace

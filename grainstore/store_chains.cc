@@ -149,7 +149,7 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
   // erased the body, anyone holding the file could confirm guesses of it.
   // Purge erases the salt with the body.
   unsigned char salt[kGrainSaltBytes];
-  randombytes_buf(salt, sizeof salt);
+  salts.Next(salt);
   const std::string_view salt_bytes(reinterpret_cast<const char*>(salt), sizeof salt);
   GrainFields fields{.type = spec.type, .ns = *ns_name, .subject = spec.subject,
                      .relation = spec.relation, .object = spec.object,

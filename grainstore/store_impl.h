@@ -131,6 +131,7 @@ class StoreImpl final : public ForkParticipant {
   std::mutex mu;  // guards everything below; never held across a callback into the caller
                   // other than EditFn (which must not call back into the Store)
   std::uint64_t origin = 0;
+  SaltSource salts;  // each new grain's id salt (AppendGrain)
   std::unordered_map<std::string, NsId> ns_ids;
   std::unordered_map<NsId, std::string> ns_names;
   std::unordered_map<NsId, NodeId> roots;
