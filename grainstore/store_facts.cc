@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "grain_id.h"
+#include "grainstore/path.h"
 #include "grainstore/store.h"
 #include "store_impl.h"
 
@@ -19,6 +20,11 @@ bool IsBlank(std::string_view s) {
 Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
   if (IsBlank(in.subject) || IsBlank(in.relation)) {
     return Status::InvalidArgument("a fact needs a subject and a relation (not blank)");
+  }
+  // Names are text: JSON output (history --json, the bindings) could not
+  // give back bytes that are not UTF-8, so the fact could not be asked for.
+  if (!IsValidUtf8(in.subject) || !IsValidUtf8(in.relation) || !IsValidUtf8(in.object)) {
+    return Status::InvalidArgument("a fact's subject, relation and object must be UTF-8 text");
   }
   if (in.relation == kMemoryFileRelation) {
     return Status::InvalidArgument("memory_file grains are written through the memory tool");

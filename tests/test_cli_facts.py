@@ -107,3 +107,15 @@ def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
         assert proc.stdout == "", args
     # Nothing was added by the refused calls.
     assert [f["object"] for f in recall(run_areev, db, "--subject", "a", "--all")] == ["o"]
+
+
+def test_names_that_are_not_utf8_are_usage_errors(run_areev, db):
+    # "\udcff" reaches the command line as the byte 0xff (surrogateescape).
+    for flag in ("--subject", "--relation", "--object"):
+        args = {"--subject": "s", "--relation": "r", "--object": "o"}
+        args[flag] = "bad\udcff"
+        proc = run_areev("add", *[x for kv in args.items() for x in kv], "--db", db)
+        assert (proc.returncode, proc.stderr) == (
+            2, "areev: add: a fact's subject, relation and object must be UTF-8 text\n"), flag
+    assert recall(run_areev, db, "--subject", "s", "--all") == []  # nothing was stored
+    assert add(run_areev, db, "--subject", "caf\u00e9", "--relation", "r", "--object", "\u00fc")
