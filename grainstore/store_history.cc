@@ -1,6 +1,7 @@
 // Version history: listing and reading versions, restore and purge.
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 
 #include "grain_id.h"
@@ -39,11 +40,9 @@ Result<ChainRow> FindLatest(StoreImpl* s, NsId ns, std::string_view subject,
   return std::move(**c);
 }
 
-// The body of version `seq` of `chain`: NotFound when the chain has no such
-// version or its body was purged. `version` (as the caller named
-// it) and `subject` word the errors.
-Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
-                                std::string_view version, std::string_view subject) {
+// Version `seq` of `chain`: nullopt when the chain has no such version, else
+// its body id (0 once purge has erased the body).
+Result<std::optional<std::int64_t>> VersionBodyId(StoreImpl* s, ChainId chain, std::int64_t seq) {
   static constexpr char kSql[] = "SELECT body_id FROM grains WHERE chain_id = ? AND seq = ?";
   auto st = s->db.Prepare(kSql);
   if (!st) return st.error();
@@ -51,13 +50,24 @@ Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
   st->BindInt64(2, seq);
   StepResult r = st->Step();
   if (r == StepResult::kError) return st->status();
-  if (r == StepResult::kDone) {
+  if (r == StepResult::kDone) return std::optional<std::int64_t>();
+  return std::optional<std::int64_t>(st->ColumnIsNull(0) ? 0 : st->ColumnInt64(0));
+}
+
+// The body of version `seq` of `chain`: NotFound when the chain has no such
+// version or its body was purged. `version` (as the caller named
+// it) and `subject` word the errors.
+Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
+                                std::string_view version, std::string_view subject) {
+  auto body_id = VersionBodyId(s, chain, seq);
+  if (!body_id) return body_id.error();
+  if (!body_id->has_value()) {
     return Status::NotFound(fmt::format("{} has no version {}", subject, version));
   }
-  if (st->ColumnIsNull(0)) {
+  if (**body_id == 0) {
     return Status::NotFound(fmt::format("version {} of {} was purged", version, subject));
   }
-  return s->BodyData(st->ColumnInt64(0));
+  return s->BodyData(**body_id);
 }
 
 }  // namespace
@@ -156,27 +166,15 @@ struct VersionRef {
   std::int64_t seq = 0;
 };
 
-// Whether `chain` has a version numbered `seq` (purged or not).
-Result<bool> HasVersion(StoreImpl* s, ChainId chain, std::int64_t seq) {
-  static constexpr char kSql[] = "SELECT 1 FROM grains WHERE chain_id = ? AND seq = ?";
-  auto st = s->db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, static_cast<std::int64_t>(chain));
-  st->BindInt64(2, seq);
-  StepResult r = st->Step();
-  if (r == StepResult::kError) return st->status();
-  return r == StepResult::kRow;
-}
-
 // The version `spec` names within one chain (MatchVersion's rule). A number
 // the chain has names its version directly; only a prefix, or a number no
 // version has that may still be a prefix, needs the chain's list.
 Result<VersionRef> LocateInChain(StoreImpl* s, ChainId chain, const VersionSpec& spec,
                                  std::string_view version, std::string_view subject) {
   if (spec.number != 0) {
-    auto has = HasVersion(s, chain, spec.number);
+    auto has = VersionBodyId(s, chain, spec.number);  // purged or not
     if (!has) return has.error();
-    if (*has) return VersionRef{chain, spec.number};
+    if (has->has_value()) return VersionRef{chain, spec.number};
     if (spec.id_prefix.empty()) {
       return Status::NotFound(fmt::format("{} has no version {}", subject, version));
     }
@@ -186,6 +184,14 @@ Result<VersionRef> LocateInChain(StoreImpl* s, ChainId chain, const VersionSpec&
   auto index = MatchVersion(*versions, spec, version, subject);
   if (!index) return index.error();
   return VersionRef{chain, (*versions)[*index].seq};
+}
+
+// LocateInChain for a version named as the caller wrote it.
+Result<VersionRef> LocateNamedInChain(StoreImpl* s, ChainId chain, std::string_view version,
+                                      std::string_view subject) {
+  auto spec = ParseVersionSpec(version);
+  if (!spec) return spec.error();
+  return LocateInChain(s, chain, *spec, version, subject);
 }
 
 // The version `spec` names at `subject`: a number in the chain History shows;
@@ -245,9 +251,7 @@ Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
 Result<std::string> Store::ReadChainVersion(ChainId chain, std::string_view subject,
                                             std::string_view version) {
   std::lock_guard lock(impl_->mu);
-  auto spec = ParseVersionSpec(version);
-  if (!spec) return spec.error();
-  auto ref = LocateInChain(impl_.get(), chain, *spec, version, subject);
+  auto ref = LocateNamedInChain(impl_.get(), chain, version, subject);
   if (!ref) return ref.error();
   return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
 }
@@ -263,9 +267,7 @@ Result<VersionInfo> Store::FindVersion(NsId ns, std::string_view subject,
 Result<VersionInfo> Store::FindChainVersion(ChainId chain, std::string_view subject,
                                             std::string_view version) {
   std::lock_guard lock(impl_->mu);
-  auto spec = ParseVersionSpec(version);
-  if (!spec) return spec.error();
-  auto ref = LocateInChain(impl_.get(), chain, *spec, version, subject);
+  auto ref = LocateNamedInChain(impl_.get(), chain, version, subject);
   if (!ref) return ref.error();
   return VersionAt(impl_.get(), *ref, version, subject);
 }
