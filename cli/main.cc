@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -24,7 +25,13 @@ int main(int argc, char** argv) {
   app.add_flag("--durable", global.durable,
                "fsync every acknowledged write (Durability::kFull)");
   // "areev 0.1.0": the project version CMake declares (cli/CMakeLists.txt).
-  app.set_version_flag("--version", "areev " AREEV_VERSION, "Print the version and exit");
+  // Only as the whole command line: a flag of the app would fall through to
+  // every subcommand, and `areev purge P --version` would print it and exit 0
+  // having purged nothing.
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::fputs("areev " AREEV_VERSION "\n", stdout);
+    return std::fflush(stdout) == 0 && !std::ferror(stdout) ? cli::kExitOk : cli::kExitFailed;
+  }
 
   std::vector<cli::Command> commands;
   cli::AddMemtoolCommand(app, global, &commands);
@@ -39,8 +46,6 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
@@ -51,7 +56,9 @@ int main(int argc, char** argv) {
   }
   // CLI11 skips an empty variable; a script that meant to name a store would
   // then write to ./agent.db wherever it runs.
-  if (const char* env = std::getenv("AREEV_DB"); db->count() == 0 && env != nullptr && *env == 0) {
+  const bool uses_store = !app.got_subcommand("umount");
+  if (const char* env = std::getenv("AREEV_DB");
+      uses_store && db->count() == 0 && env != nullptr && *env == 0) {
     return cli::Fail(cli::kExitUsage,
                      "AREEV_DB is set but empty: set it to a store file, or unset it for "
                      "./agent.db; run with --help");

@@ -273,6 +273,9 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info*) {
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       status = fs.SealLocked(*inode);
+      // The head is now a deliberate save, also when a flush sealed it
+      // before and nothing was left to seal: no later save amends it.
+      if (status.ok()) inode->provisional_by = 0;
     }
     if (status.ok()) status = fs.store().Sync();
     fuse_reply_err(req, status.ok() ? 0 : FailureErrno("fsync", status));

@@ -184,7 +184,18 @@ constexpr std::size_t kMaxStorePathBytes = 512 - 8;
 Status CheckStorePath(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::size_t length = fs::absolute(path, ec).native().size();
+  // SQLite makes a relative path absolute in a buffer of its limit.
+  if (!path.starts_with('/')) {
+    const std::size_t cwd = fs::current_path(ec).native().size();
+    if (!ec && cwd > kMaxStorePathBytes) {
+      return Status::InvalidArgument(fmt::format(
+          "the working directory is {} bytes long; SQLite opens a relative path only from one "
+          "of at most {}: give an absolute path",
+          cwd, kMaxStorePathBytes));
+    }
+  }
+  // As SQLite will name it: absolute, with "..", "." and symlinks resolved.
+  const std::size_t length = fs::weakly_canonical(fs::absolute(path, ec), ec).native().size();
   if (!ec && length > kMaxStorePathBytes) {
     return Status::InvalidArgument(fmt::format(
         "the path is {} bytes long as an absolute path; SQLite opens at most {}", length,

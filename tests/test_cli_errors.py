@@ -512,6 +512,12 @@ def test_version_flag_prints_the_project_version(run_areev):
     # `cat --version` is still cat's own option.
     assert run_areev("cat", "/memories/a.md", "--version", "1", "--db", "/nonexistent/x.db"
                      ).returncode == 3
+    # Anywhere else it is a usage error: a command given --version must not
+    # print the version and exit 0 having done nothing.
+    for args in (["purge", "/memories/a.md", "--version"], ["log", "--version"],
+                 ["memtool", "--version", "{}"], ["--version", "log"]):
+        proc = run_areev(*args, "--db", "/nonexistent/x.db")
+        assert proc.returncode == 2 and proc.stdout == "", (args, proc.stdout)
 
 
 def test_an_empty_areev_db_is_a_usage_error_not_agent_db(run_areev, tmp_path):
@@ -526,3 +532,34 @@ def test_an_empty_areev_db_is_a_usage_error_not_agent_db(run_areev, tmp_path):
                      cwd=tmp_path).returncode == 0
     assert run_areev("memtool", view, env={"AREEV_DB": "env.db"}, cwd=tmp_path).returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env.db", "given.db"]
+    # umount names no store.
+    proc = run_areev("umount", str(tmp_path), env={"AREEV_DB": ""})
+    assert "AREEV_DB" not in proc.stderr and "not mounted" in proc.stderr
+
+
+def test_a_store_path_is_measured_as_sqlite_resolves_it(run_areev, tmp_path):
+    # "../" and "./" shorten the path SQLite opens; a symlink can lengthen it.
+    deep = tmp_path
+    while 496 - len(str(deep)) - 1 > 100:
+        deep = deep / ("d" * 100)
+    deep = deep / ("d" * (496 - len(str(deep)) - 1))
+    deep.mkdir(parents=True)
+    assert len(str(deep)) == 496
+    view = json.dumps({"command": "view", "path": "/memories"})
+    assert len(str(deep / "../../c.db")) > 504
+    assert run_areev("memtool", view, "--db", "../../c.db", cwd=deep).returncode == 0
+    assert (deep.parent.parent / "c.db").exists()
+    # From a working directory longer than that, SQLite cannot make a
+    # relative path absolute at all.
+    deeper = deep / ("e" * 20)
+    deeper.mkdir()
+    proc = run_areev("memtool", view, "--db", "../x.db", cwd=deeper)
+    assert (proc.returncode, proc.stderr) == (
+        2, "areev: cannot open store ../x.db: the working directory is 517 bytes long; SQLite "
+           "opens a relative path only from one of at most 504: give an absolute path\n")
+    dots = "./" * 300 + "dots.db"
+    assert run_areev("memtool", view, "--db", dots, cwd=tmp_path).returncode == 0
+    link = tmp_path / "short"
+    link.symlink_to(deep)
+    proc = run_areev("memtool", view, "--db", str(link / ("x" * 40 + ".db")))
+    assert proc.returncode == 2 and "bytes long as an absolute path" in proc.stderr

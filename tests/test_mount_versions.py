@@ -435,3 +435,16 @@ def test_history_reaches_files_whose_directory_is_gone(mnt):
     listed = past("k")
     assert "f.md" in listed and len(listed) == 2, listed  # k's own version, and f.md
     assert len(past("k/f.md")) == 1
+
+
+def test_fsync_after_a_childs_save_keeps_that_version_visible(mnt):
+    # The child's close sealed "A"; fsync finds nothing new but makes "A" a
+    # deliberate save, which the close that follows must not hide.
+    fd = os.open(mnt.path / "fs.md", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    os.write(fd, b"A\n")
+    subprocess.run(["/bin/true"], pass_fds=(fd,), check=True)
+    os.fsync(fd)
+    os.write(fd, b"B\n")
+    os.close(fd)
+    assert [(v["size"], v["transient"]) for v in every_version(mnt, "fs.md")] == [
+        (2, False), (4, False)]
