@@ -145,10 +145,14 @@ std::string_view Statement::ColumnBlobView(int index) const {
   return {static_cast<const char*>(p), static_cast<size_t>(n)};
 }
 
-Db::~Db() {
+Db::~Db() { Close(); }
+
+void Db::Close() {
   (void)EndHeldRead();
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+  cache_.clear();
   if (db_ != nullptr) sqlite3_close_v2(db_);
+  db_ = nullptr;
 }
 
 Status Db::ErrorStatus(int rc, std::string_view context) const {
@@ -269,6 +273,23 @@ Status Db::OpenSnapshot(const std::string& path, std::string why) {
     return Status::IOError(fmt::format("cannot stat {}", path));
   }
   return Status::Ok();
+}
+
+Status Db::OpenReadOnlyShared(const std::string& path) {
+  GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
+  (void)InstallSqliteMemory();
+  (void)InstallSqlitePageCache();
+  return OpenAs(FileUri(path) + "?readonly_shm=1",
+                SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX |
+                    SQLITE_OPEN_EXRESCODE);
+}
+
+Result<bool> Db::InWalMode() {
+  static constexpr char kSql[] = "PRAGMA journal_mode";
+  auto st = Prepare(kSql);
+  if (!st) return st.error();
+  if (st->Step() != StepResult::kRow) return st->status();
+  return st->ColumnTextView(0) == "wal";
 }
 
 namespace {

@@ -115,6 +115,15 @@ class Db {
   // frames lies beside it (a writer came), reads fail with Busy, and a read
   // that a writer's checkpoint overlapped is Busy too, not Corruption.
   Status OpenSnapshot(const std::string& path, std::string why);
+  // Opens the database file read-only through the -wal and -shm its writers
+  // keep, never creating either (SQLite's readonly_shm): for a user who may
+  // not write the store's file. Without a -wal SQLite reads the file in
+  // rollback mode instead (see InWalMode).
+  Status OpenReadOnlyShared(const std::string& path);
+  // Whether the connection reads through the WAL (PRAGMA journal_mode).
+  Result<bool> InWalMode();
+  // Closes the connection; Open* may follow. Only before it is used.
+  void Close();
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
   // Prepares (once per connection, cached by the address of `sql`) a

@@ -71,6 +71,30 @@ std::string SnapshotReason(const std::string& path, std::string* real) {
       dir.string(), std::strerror(dir_why));
 }
 
+// Whether the user may not write the store's existing file.
+bool ReadOnlyForUser(const std::string& path) {
+  return ::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0;
+}
+
+// Opens a store the user may not write, so that no -wal or -shm of this
+// user's is ever made beside it: a snapshot while no process has it open,
+// else through the -wal and -shm its writers keep. Those writers may close it
+// between the look and the open, and SQLite would then read the file in
+// rollback mode, unguarded against a writer that comes: look again.
+Status OpenForReader(Db* db, const std::string& path) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
+      return db->OpenSnapshot(real, std::move(why));
+    }
+    GRAINSTORE_RETURN_IF_ERROR(db->OpenReadOnlyShared(path));
+    auto wal = db->InWalMode();
+    if (wal.has_value() && *wal) return Status::Ok();
+    db->Close();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
+  }
+  return Status::Busy("the store's writers kept opening and closing it; try again");
+}
+
 // Polls `ready` until it is true, or for kEmptyFileGrace; then Corruption
 // with `refusal`.
 Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* refusal) {
@@ -94,6 +118,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   auto impl = std::make_unique<StoreImpl>(options);
   if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
     GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(real, std::move(why)));
+  } else if (ReadOnlyForUser(path)) {
+    GRAINSTORE_RETURN_IF_ERROR(OpenForReader(&impl->db, path));
   } else {
     GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
   }

@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import pwd
 import re
 import shutil
 import sqlite3
@@ -563,3 +564,37 @@ def test_a_store_path_is_measured_as_sqlite_resolves_it(run_areev, tmp_path):
     link.symlink_to(deep)
     proc = run_areev("memtool", view, "--db", str(link / ("x" * 40 + ".db")))
     assert proc.returncode == 2 and "bytes long as an absolute path" in proc.stderr
+
+
+def test_readers_racing_the_owners_writes_never_leave_files_of_their_own(as_nobody):
+    # The owner's every write opens and closes the store (its -wal and -shm
+    # come and go); a reader that may not write the store must never create
+    # them, whatever the timing, or the owner could write no more.
+    shared, nobody = as_nobody
+    shared.chmod(0o1777)
+    owner = ["runuser", "-u", "daemon", "--", str(shared / "areev")]
+    db = str(shared / "race.db")
+    assert subprocess.run(owner + ["memtool", create("/memories/x.md", "x\n"), "--db", db],
+                          capture_output=True).returncode == 0
+    os.chmod(db, 0o644)
+    writer = subprocess.Popen(
+        ["bash", "-c", " ".join(owner) + f" --db {db} memtool --batch"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = "".join(create(f"/memories/w{i}.md", f"{i}\n") + "\n" for i in range(150))
+    failed_writes = 0
+    readers = []
+    for i in range(150):
+        w = subprocess.run(owner + ["memtool", create(f"/memories/o{i}.md", "o\n"), "--db", db],
+                           capture_output=True, text=True)
+        failed_writes += w.returncode != 0
+        readers.append(subprocess.Popen(nobody + ["cat", "/memories/x.md", "--db", db],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    out, _ = writer.communicate(lines, timeout=120)
+    results = [r.communicate(timeout=60) + (r.returncode,) for r in readers]
+    assert failed_writes == 0
+    assert all(json.loads(line)["is_error"] is False for line in out.splitlines())
+    # Every read answered, or said plainly that it should be tried again.
+    for stdout, stderr, code in results:
+        assert (code, stdout) == (0, "x\n") or "try again" in stderr, (code, stdout, stderr)
+    for name in os.listdir(shared):
+        assert os.stat(shared / name).st_uid != pwd.getpwnam("nobody").pw_uid, name
