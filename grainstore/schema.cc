@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 namespace grainstore {
@@ -264,9 +265,40 @@ Result<std::int64_t> CheckedVersion(Db* db) {
 
 }  // namespace
 
+namespace {
+
+// Runs `attempt` until it returns true or fails with something other than
+// Busy, pausing 1, 2, 4 ... 20 ms between tries, for at most `timeout_ms`;
+// then its last Busy error, or Busy with `why` when it returned false.
+Status RetryWhileBusy(int timeout_ms, const char* why,
+                      const std::function<Result<bool>()>& attempt) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    auto done = attempt();
+    if (done.has_value() && *done) return Status::Ok();
+    if (!done.has_value() && done.error().code() != StatusCode::kBusy) return done.error();
+    if (std::chrono::steady_clock::now() + pause > deadline) {
+      return done.has_value() ? Status::Busy(why) : done.error();
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
 Status ConfigureConnection(Db* db, const Options& options) {
-  auto mode = db->QueryInt("PRAGMA journal_mode = WAL");
-  if (!mode.has_value()) return mode.error();
+  // Switching a new file to WAL takes its exclusive lock. Two processes
+  // creating one store both hold a shared lock when they ask, and SQLite
+  // answers one of them Busy at once rather than wait into a deadlock; that
+  // one asks again once the other is done.
+  GRAINSTORE_RETURN_IF_ERROR(RetryWhileBusy(options.busy_timeout_ms, "", [&]() -> Result<bool> {
+    auto mode = db->QueryInt("PRAGMA journal_mode = WAL");
+    if (!mode.has_value()) return mode.error();
+    return true;
+  }));
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(options.durability == Durability::kFull
                                           ? "PRAGMA synchronous = FULL"
                                           : "PRAGMA synchronous = NORMAL"));
@@ -339,20 +371,13 @@ Status Migrate(Db* db) {
 }
 
 Status CheckpointTruncate(Db* db, int timeout_ms) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  auto pause = std::chrono::milliseconds(1);
-  for (;;) {
-    // The first column is 1 when the checkpoint could not finish.
-    auto r = db->QueryInt("PRAGMA wal_checkpoint(TRUNCATE)");
-    if (r.has_value() && *r == 0) return Status::Ok();
-    if (!r.has_value() && r.error().code() != StatusCode::kBusy) return r.error();
-    if (std::chrono::steady_clock::now() + pause > deadline) {
-      return Status::Busy("another process kept the WAL from being truncated");
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(20));
-  }
+  return RetryWhileBusy(timeout_ms, "another process kept the WAL from being truncated",
+                        [&]() -> Result<bool> {
+                          // The first column is 1 when the checkpoint could not finish.
+                          auto r = db->QueryInt("PRAGMA wal_checkpoint(TRUNCATE)");
+                          if (!r.has_value()) return r.error();
+                          return *r == 0;
+                        });
 }
 
 Status SyncToDisk(Db* db) {
