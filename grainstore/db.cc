@@ -221,8 +221,6 @@ Status CheckStorePath(const std::string& path) {
 Status Db::Open(const std::string& path, bool create_if_missing) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
-  (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
-  (void)InstallSqlitePageCache();
   // The store's path is always a file's name. SQLite would open "" and
   // ":memory:" as private temporary databases (every write acknowledged,
   // nothing kept), and a name starting with "file:" as a URI when built with
@@ -262,11 +260,7 @@ std::string FileUri(std::string_view path) {
 
 Status Db::OpenSnapshot(const std::string& path, std::string why) {
   if (path.empty()) return Status::InvalidArgument("the store path is empty");
-  (void)InstallSqliteMemory();
-  (void)InstallSqlitePageCache();
-  GRAINSTORE_RETURN_IF_ERROR(OpenAs(FileUri(path) + "?immutable=1",
-                                    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-                                        SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE));
+  GRAINSTORE_RETURN_IF_ERROR(OpenReadOnlyUri(path, "immutable=1"));
   snapshot_why_ = std::move(why);
   snapshot_path_ = path;
   if (::stat(path.c_str(), &snapshot_stat_) != 0) {
@@ -277,9 +271,11 @@ Status Db::OpenSnapshot(const std::string& path, std::string why) {
 
 Status Db::OpenReadOnlyShared(const std::string& path) {
   GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
-  (void)InstallSqliteMemory();
-  (void)InstallSqlitePageCache();
-  return OpenAs(FileUri(path) + "?readonly_shm=1",
+  return OpenReadOnlyUri(path, "readonly_shm=1");
+}
+
+Status Db::OpenReadOnlyUri(const std::string& path, const char* parameter) {
+  return OpenAs(FileUri(path) + "?" + parameter,
                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX |
                     SQLITE_OPEN_EXRESCODE);
 }
@@ -316,6 +312,8 @@ Status Db::CheckSnapshot() const {
 }
 
 Status Db::OpenAs(const std::string& name, int flags) {
+  (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
+  (void)InstallSqlitePageCache();
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");

@@ -197,6 +197,8 @@ class Db {
   Status RunControl(const char* sql);
   // Opens `name` (a path or a URI) with `flags` and installs the hooks.
   Status OpenAs(const std::string& name, int flags);
+  // Opens the file at `path` read-only, as a URI with one `parameter`.
+  Status OpenReadOnlyUri(const std::string& path, const char* parameter);
   // For a snapshot outside a transaction: Busy once the file is no longer
   // the one it opened (see OpenSnapshot).
   Status CheckSnapshot() const;

@@ -116,10 +116,11 @@ Store::~Store() { UnregisterForFork(impl_.get()); }
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
-  if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
-    GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(real, std::move(why)));
-  } else if (ReadOnlyForUser(path)) {
+  if (ReadOnlyForUser(path)) {
+    // Looks for a snapshot first, as the next branch does for everyone else.
     GRAINSTORE_RETURN_IF_ERROR(OpenForReader(&impl->db, path));
+  } else if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
+    GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(real, std::move(why)));
   } else {
     GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
   }
