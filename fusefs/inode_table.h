@@ -39,6 +39,14 @@ struct Inode {
   std::uint64_t provisional_by = 0;
   std::string provisional_grain;  // hex grain id
   std::int64_t provisional_since_ns = 0;
+
+  // Records a change to the draft made through open handle `fh` (0: through
+  // none, a path truncate). A run of saves another handle began no longer
+  // holds that handle's changes only, so its next save amends nothing.
+  void NoteChange(std::uint64_t fh) {
+    if (fh != 0) last_writer = fh;
+    if (provisional_by != fh) provisional_by = 0;
+  }
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open
   int writers = 0;            // open handles with write access

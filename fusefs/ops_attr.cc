@@ -40,7 +40,7 @@ int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, const fuse_file_inf
   }
   inode.dirty = true;
   inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
-  if (fi != nullptr) inode.last_writer = fi->fh;
+  inode.NoteChange(fi != nullptr ? fi->fh : 0);
   if (fi == nullptr && inode.writers == 0) {
     Status sealed = fs.SealLocked(inode);
     if (!sealed.ok()) return FailureErrno("truncate", sealed);

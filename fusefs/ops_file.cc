@@ -33,7 +33,7 @@ bool OpenLocked(Inode& inode, fuse_file_info* fi) {
       inode.loaded = true;
       inode.dirty = true;
       inode.pristine = true;
-      inode.last_writer = fi->fh;
+      inode.NoteChange(fi->fh);
       inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
     }
   }
@@ -85,7 +85,7 @@ int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_
   std::memcpy(inode.data.data() + at, buf, size);
   inode.dirty = true;
   inode.pristine = false;
-  inode.last_writer = fi->fh;
+  inode.NoteChange(fi->fh);
   inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
   if (inode.handles == 0) {  // a late write-back after release: seal now
     Status sealed = fs.SealLocked(inode);
@@ -130,7 +130,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
       inode->loaded = true;
       inode->dirty = true;  // even an empty new file seals v1 (at release)
       inode->pristine = true;
-      inode->last_writer = fi->fh;
+      inode->NoteChange(fi->fh);
     }
     fi->keep_cache = 1;
     fuse_reply_create(req, &e, fi);

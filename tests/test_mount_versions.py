@@ -448,3 +448,15 @@ def test_fsync_after_a_childs_save_keeps_that_version_visible(mnt):
     os.close(fd)
     assert [(v["size"], v["transient"]) for v in every_version(mnt, "fs.md")] == [
         (2, False), (4, False)]
+
+
+def test_a_change_from_elsewhere_ends_a_run_of_saves(mnt):
+    # The release of the handle that saved "one" may come after a path
+    # truncate (another change): sealing it then is a save of its own.
+    fd = os.open(mnt.path / "run.md", os.O_CREAT | os.O_WRONLY, 0o644)
+    os.write(fd, b"one two\n")
+    subprocess.run(["/bin/true"], pass_fds=(fd,), check=True)  # saves "one two"
+    os.truncate(mnt.path / "run.md", 3)  # a writer is open: sealed at its close
+    os.close(fd)
+    assert [(v["size"], v["transient"]) for v in every_version(mnt, "run.md")] == [
+        (8, False), (3, False)]
