@@ -14,7 +14,7 @@
 namespace memtool {
 
 // Largest JSON command accepted (bytes). Larger input is rejected with
-// "Input is too large (limit 134217728 bytes)" style error, nothing written.
+// "Input is too large (limit 268435456 bytes)" style error, nothing written.
 inline constexpr std::size_t kMaxInputBytes = 256u << 20;
 
 // The tool_result of one command. On error `content` is "Error: " + message
