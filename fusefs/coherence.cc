@@ -172,6 +172,7 @@ void Coherence::LoadDeletedLocked(Inode& inode) {
   if (!body) return;
   inode.data = std::move(body).value();
   inode.loaded = true;
+  inode.NoteClean(grainstore::BodyBase{});  // not the node's body: nothing to append to
 }
 
 void Coherence::SendNotices() {

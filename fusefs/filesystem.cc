@@ -123,10 +123,19 @@ Status Filesystem::LoadLocked(Inode& inode) {
     inode.loaded = true;
     return Status::Ok();
   }
-  auto body = store_->ReadBody(inode.info.id);
+  // The node is read with the body, from one snapshot: a commit by another
+  // process between two reads would pair a new body with the old size.
+  NodeInfo node;
+  grainstore::BodyBase base;
+  auto body = store_->ReadBody(inode.info.id, &node, &base);
   if (!body) return body.error();
+  if (node.size != inode.info.size || node.mtime_ns != inode.info.mtime_ns) {
+    inode.stale_pages = true;  // what the kernel holds is older (see OpOpen)
+  }
+  inode.info = std::move(node);
   inode.data = std::move(body).value();
   inode.loaded = true;
+  inode.NoteClean(base);
   return Status::Ok();
 }
 
@@ -141,11 +150,21 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
                       now - inode.provisional_since_ns < kCoalesceWindowNs;
   auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns,
                                    amends ? std::string_view(inode.provisional_grain)
-                                          : std::string_view());
+                                          : std::string_view(),
+                                   inode.appended_only ? &inode.base : nullptr);
   if (!written) return written.error();
   inode.dirty = false;
   inode.pristine = false;
   inode.info = written->node;
+  inode.NoteClean(written->base);
+  if (written->rebased) {
+    // Another writer's body now precedes these appends: the kernel's cached
+    // pages of this file are stale, and the next open drops them. Its size
+    // was invalidated by the writes themselves.
+    inode.data = std::move(written->body);
+    inode.stale_pages = true;
+    Log(LogLevel::kDebug, "appends to {} went after another writer's body", inode.info.key);
+  }
   if (written->new_version) {
     // This version is provisional while its handle stays open; a version
     // sealed by anything else (fsync, a rename) is a deliberate save.

@@ -40,12 +40,26 @@ struct Inode {
   std::string provisional_grain;  // hex grain id
   std::int64_t provisional_since_ns = 0;
 
+  // The body `data` was read as or last sealed as (Store::ReadBody), and
+  // whether every change since then was an O_APPEND write: a seal then puts
+  // those bytes after whatever body another writer stored meanwhile, as
+  // appends to one file do on a local disk (Store::WriteBody).
+  grainstore::BodyBase base;
+  bool appended_only = true;
+
   // Records a change to the draft made through open handle `fh` (0: through
-  // none, a path truncate). A run of saves another handle began no longer
-  // holds that handle's changes only, so its next save amends nothing.
-  void NoteChange(std::uint64_t fh) {
+  // none, a path truncate); `append`: an O_APPEND write at the draft's end.
+  // A run of saves another handle began no longer holds that handle's
+  // changes only, so its next save amends nothing.
+  void NoteChange(std::uint64_t fh, bool append = false) {
     if (fh != 0) last_writer = fh;
     if (provisional_by != fh) provisional_by = 0;
+    if (!append) appended_only = false;
+  }
+  // `data` now holds exactly the stored body `stored` (a load or a seal).
+  void NoteClean(const grainstore::BodyBase& stored) {
+    base = stored;
+    appended_only = true;
   }
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open

@@ -79,13 +79,14 @@ int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_
   Status loaded = fs.LoadLocked(inode);
   if (!loaded.ok()) return FailureErrno("write", loaded);
   std::size_t at = static_cast<std::size_t>(off);
-  if ((fi->flags & O_APPEND) && !fs.writeback()) at = inode.data.size();
+  const bool append = (fi->flags & O_APPEND) && !fs.writeback();
+  if (append) at = inode.data.size();
   if (at + size > grainstore::Limits::kMaxBodyBytes) return EFBIG;
   if (at + size > inode.data.size()) inode.data.resize(at + size);
   std::memcpy(inode.data.data() + at, buf, size);
   inode.dirty = true;
   inode.pristine = false;
-  inode.NoteChange(fi->fh);
+  inode.NoteChange(fi->fh, append);
   inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
   if (inode.handles == 0) {  // a late write-back after release: seal now
     Status sealed = fs.SealLocked(inode);

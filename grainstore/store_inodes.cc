@@ -196,7 +196,7 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
   return std::move(n);
 }
 
-Result<std::string> Store::ReadBody(NodeId id) {
+Result<std::string> Store::ReadBody(NodeId id, NodeInfo* info, BodyBase* base) {
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   return s.InRead([&]() -> Result<std::string> {
@@ -205,13 +205,17 @@ Result<std::string> Store::ReadBody(NodeId id) {
     if (row->info.kind != NodeKind::kFile) {
       return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
     }
-    return s.BodyData(row->body_id);
+    auto body = s.BodyData(row->body_id);
+    if (!body) return body.error();
+    if (base != nullptr) *base = BodyBase{.body = row->body_id, .size = body->size()};
+    if (info != nullptr) *info = std::move(row->info);
+    return body;
   });
 }
 
 Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
                                      std::optional<std::int64_t> mtime_ns,
-                                     std::string_view amends) {
+                                     std::string_view amends, const BodyBase* appended_to) {
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
@@ -224,7 +228,20 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   }
   std::int64_t now = NowNs();
   WriteResult out;
+  if (appended_to != nullptr && appended_to->body >= 0 && appended_to->body != row->body_id &&
+      body.size() >= appended_to->size) {
+    // Another writer replaced the body these bytes were appended to: append
+    // them to what it stored, as O_APPEND writes to one file would land.
+    auto current = s.BodyData(row->body_id);
+    if (!current) return current.error();
+    out.body = std::move(current).value();
+    out.body.append(body.substr(appended_to->size));
+    GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(out.body.size()));
+    out.rebased = true;
+    body = out.body;
+  }
   GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount, &out));
+  out.base = BodyBase{.body = row->body_id, .size = body.size()};
   std::string amended;
   if (out.new_version && out.seq > 1 && FromHex(amends, &amended) && amended.size() == kHashBytes) {
     GRAINSTORE_RETURN_IF_ERROR(s.MarkTransient(out.node.chain_id, out.seq - 1, amended));

@@ -442,6 +442,49 @@ TEST_F(StoreTest, WriteBodyAmendsOnlyTheMountSavedVersionItSupersedes) {
   EXPECT_EQ(*first, "one\n");
 }
 
+// Bytes appended to a body another writer has replaced since go after that
+// writer's body (O_APPEND through the mount); with the body unchanged, or
+// without `appended_to`, the body is stored as given.
+TEST_F(StoreTest, WriteBodyAppendsAfterABodyStoredMeanwhile) {
+  auto root = *store_->RootId(ns_);
+  NewNode file{.kind = NodeKind::kFile, .mode = 0644};
+  auto n = store_->CreateNode(root, "log.md", file);
+  ASSERT_TRUE(n.has_value());
+  ASSERT_TRUE(store_->WriteBody(n->id, "start\n").has_value());
+  NodeInfo info;
+  BodyBase base;
+  auto read = store_->ReadBody(n->id, &info, &base);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, "start\n");
+  EXPECT_EQ(info.size, 6u);
+  EXPECT_EQ(base.size, 6u);
+  EXPECT_GT(base.body, 0);
+
+  // Unchanged since the read: stored as given, not rebased.
+  auto same = store_->WriteBody(n->id, "start\none\n", std::nullopt, {}, &base);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_FALSE(same->rebased);
+  EXPECT_EQ(same->base.size, 10u);
+
+  // Another writer replaces the body; the mount's appends follow it.
+  const BodyBase after_one = same->base;
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/log.md", "START\none\n").has_value());
+  auto rebased =
+      store_->WriteBody(n->id, "start\none\ntwo\n", std::nullopt, {}, &after_one);
+  ASSERT_TRUE(rebased.has_value());
+  EXPECT_TRUE(rebased->rebased);
+  EXPECT_EQ(rebased->body, "START\none\ntwo\n");
+  EXPECT_EQ(rebased->node.size, rebased->body.size());
+  EXPECT_EQ(*store_->ReadBody(n->id), "START\none\ntwo\n");
+
+  // Without appended_to, the last writer's body wins as before.
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/log.md", "agent\n").has_value());
+  auto plain = store_->WriteBody(n->id, "mine\n");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->rebased);
+  EXPECT_EQ(*store_->ReadBody(n->id), "mine\n");
+}
+
 // rsync's first copy of a file: `.NAME.XXXXXX` saved through the mount, then
 // renamed to the new name NAME. One version, created at NAME; without the
 // hint (an explicit mv) the chain moves and records the rename.

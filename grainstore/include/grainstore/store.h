@@ -41,6 +41,9 @@ struct WriteResult {
   bool new_version = false;  // a grain was appended (false: identical content)
   std::uint32_t seq = 0;  // head version number after the write (0: unversioned)
   std::string grain_id;   // head grain id after the write ("" when unversioned)
+  BodyBase base;          // the body now stored, for a later write's `appended_to`
+  bool rebased = false;   // appended bytes went after another writer's body
+  std::string body;       // the stored body, when rebased (else empty)
 };
 
 // Attribute changes for SetAttributes; unset fields are left alone.
@@ -175,17 +178,25 @@ class Store {
                               RenameHint hint = RenameHint::kNone);
   // NotFound. Returns the updated node.
   Result<NodeInfo> SetAttributes(NodeId id, const AttrUpdate& update);
-  // Current body of a file node. NotFound; IsADirectory.
-  Result<std::string> ReadBody(NodeId id);
+  // Current body of a file node. NotFound; IsADirectory. `info` and `base`,
+  // when given, receive the node and the body's identity as of the same read
+  // (one snapshot: the size in `info` is the returned body's).
+  Result<std::string> ReadBody(NodeId id, NodeInfo* info = nullptr, BodyBase* base = nullptr);
   // Replaces a file's body (sealing a version if versioned and changed) and
   // sets its mtime (now if not given). NotFound; IsADirectory; TooLarge.
   // `amends` (a grain id in hex) names the mount-saved version this save
   // continues, sealed by the same open file moments ago: when it is still the
   // version the new one supersedes, it is marked transient (kept, readable,
   // hidden from default listings). Any other value marks nothing.
+  // `appended_to`, when given, says that `body` is that earlier body of the
+  // file plus bytes appended to it (O_APPEND writes). If another writer has
+  // replaced the file's body since, the appended bytes go after the current
+  // body instead, in the same transaction, so neither write is lost; the
+  // result's `rebased` is then set and `body` is what was stored.
   Result<WriteResult> WriteBody(NodeId id, std::string_view body,
                                 std::optional<std::int64_t> mtime_ns = std::nullopt,
-                                std::string_view amends = {});
+                                std::string_view amends = {},
+                                const BodyBase* appended_to = nullptr);
 
   // ---- History ----------------------------------------------------------
   // Versions (oldest first, transient ones included) of the chain that lives

@@ -57,6 +57,13 @@ struct NodeInfo {
   std::string symlink_target;  // symlinks only
 };
 
+// Which body a file had when it was read (Store::ReadBody), to tell at a
+// later write whether another writer replaced it meanwhile.
+struct BodyBase {
+  std::int64_t body = -1;  // the store's body id (0: empty); -1: not known
+  std::uint64_t size = 0;  // its length in bytes
+};
+
 // One entry of a directory listing: what a listing shows of a child, read
 // without the rest of its record (Store::ListEntries).
 struct ChildEntry {
