@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -143,6 +144,7 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   if (!inode.dirty) return Status::Ok();
   if (inode.unlinked) {  // writes to an unlinked file never resurrect its path
     inode.dirty = false;
+    inode.draft_handles.clear();
     return Status::Ok();
   }
   const std::int64_t now = NowNs();
@@ -155,6 +157,7 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   if (!written) return written.error();
   inode.dirty = false;
   inode.pristine = false;
+  inode.draft_handles.clear();
   inode.info = written->node;
   inode.NoteClean(written->base);
   if (written->rebased) {
@@ -173,6 +176,32 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
     if (!amends) inode.provisional_since_ns = now;
   }
   return Status::Ok();
+}
+
+void Filesystem::DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err) {
+  // A save the application was told failed must stay failed: kept dirty, the
+  // draft would be sealed by the next release or close of the file (once
+  // space is freed), and a writer that retried would get its bytes twice.
+  for (std::uint64_t fh : inode.draft_handles) {
+    if (fh == handle) continue;
+    std::erase_if(inode.owed_errors, [fh](const auto& owed) { return owed.first == fh; });
+    inode.owed_errors.emplace_back(fh, err);
+  }
+  inode.draft_handles.clear();
+  inode.data = std::string();
+  inode.loaded = false;
+  inode.dirty = false;
+  inode.pristine = false;
+  inode.stale_pages = true;
+  auto node = store_->GetNode(inode.info.id);
+  if (node) {
+    inode.info = *node;
+  } else {
+    Log(LogLevel::kWarning, "re-reading {} after a failed save: {}", inode.info.key,
+        node.error().ToString());
+  }
+  Log(LogLevel::kWarning, "discarded the unsaved changes to {} (the save failed: {})",
+      inode.info.key, std::strerror(err));
 }
 
 void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode, std::size_t bytes) {

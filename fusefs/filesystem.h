@@ -110,6 +110,17 @@ class Filesystem {
   // `handle`: the open file whose flush or release seals (0: anything else,
   // such as fsync, rename or unmount, whose version is never amended).
   grainstore::Status SealLocked(Inode& inode, std::uint64_t handle = 0);
+  // After a seal whose failure (`err`) is reported to the application (a
+  // flush, an fsync, a path truncate): discards the draft, so the rejected
+  // content is never shown nor sealed later. The inode goes back to the
+  // stored body (clean, not pristine, unloaded so the next read reloads it,
+  // `stale_pages` so the next open drops the kernel's page cache, attributes
+  // re-read from the store), and every other handle whose changes the draft
+  // held is owed `err` at its next flush or fsync. `handle`: the handle told
+  // now (0: none). The caller then drops the kernel's cached attributes
+  // (notify_inval_inode, after releasing the mutex) when the kernel may
+  // hold the draft's size.
+  void DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err);
   // A new nonzero id for an open regular file's fuse_file_info::fh.
   std::uint64_t NewHandle() { return next_handle_.fetch_add(1, std::memory_order_relaxed); }
   // Called after the last handle of a file was released (its mutex not held):

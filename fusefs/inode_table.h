@@ -4,11 +4,13 @@
 #ifndef FUSEFS_INODE_TABLE_H_
 #define FUSEFS_INODE_TABLE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "grainstore/types.h"
@@ -55,11 +57,37 @@ struct Inode {
     if (fh != 0) last_writer = fh;
     if (provisional_by != fh) provisional_by = 0;
     if (!append) appended_only = false;
+    if (fh != 0 && std::find(draft_handles.begin(), draft_handles.end(), fh) ==
+                       draft_handles.end()) {
+      draft_handles.push_back(fh);
+    }
   }
   // `data` now holds exactly the stored body `stored` (a load or a seal).
   void NoteClean(const grainstore::BodyBase& stored) {
     base = stored;
     appended_only = true;
+  }
+  // The open handles whose changes the draft holds (since it was last sealed
+  // or discarded), and errnos owed to handles whose changes a failed save
+  // discarded: each is reported once, by that handle's next flush or fsync,
+  // as Linux reports a write-back error (Filesystem::DiscardDraftLocked).
+  std::vector<std::uint64_t> draft_handles;
+  std::vector<std::pair<std::uint64_t, int>> owed_errors;
+  // The errno owed to handle `fh` (0: none), now reported.
+  int TakeOwedError(std::uint64_t fh) {
+    for (auto it = owed_errors.begin(); it != owed_errors.end(); ++it) {
+      if (it->first == fh) {
+        int err = it->second;
+        owed_errors.erase(it);
+        return err;
+      }
+    }
+    return 0;
+  }
+  // A released handle: nothing is owed to it any more.
+  void ForgetHandle(std::uint64_t fh) {
+    std::erase(draft_handles, fh);
+    std::erase_if(owed_errors, [fh](const auto& owed) { return owed.first == fh; });
   }
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open

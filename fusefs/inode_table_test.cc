@@ -60,5 +60,20 @@ TEST(InodeTableTest, RefreshNeverStepsBackOrOverDirtyDraft) {
   EXPECT_EQ(inode->info.size, 8u);
 }
 
+TEST(InodeTableTest, DraftHandlesAndOwedErrors) {
+  Inode inode(Node(5, 1, 0));
+  inode.NoteChange(4);
+  inode.NoteChange(9);
+  inode.NoteChange(4);
+  inode.NoteChange(0);  // a path truncate: no handle
+  EXPECT_EQ(inode.draft_handles, (std::vector<std::uint64_t>{4, 9}));
+  inode.owed_errors = {{4, 28}, {9, 5}};
+  EXPECT_EQ(inode.TakeOwedError(4), 28);
+  EXPECT_EQ(inode.TakeOwedError(4), 0);  // once
+  inode.ForgetHandle(9);
+  EXPECT_EQ(inode.TakeOwedError(9), 0);
+  EXPECT_EQ(inode.draft_handles, (std::vector<std::uint64_t>{4}));
+}
+
 }  // namespace
 }  // namespace fusefs

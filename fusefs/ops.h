@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "errno_map.h"
@@ -84,6 +85,14 @@ inline int FailureErrno(const char* op, const grainstore::Status& status) {
       break;
   }
   return StatusToErrno(status);
+}
+
+// Logs a failed seal no application can be told of (a release): the draft
+// stays dirty and the next seal retries it (docs/fusefs.md, "Failed saves").
+inline void LogUnreportedSeal(const char* op, const std::string& key,
+                              const grainstore::Status& status) {
+  Log(LogLevel::kError, "{}: saving {} failed, the changes stay unsaved until the next save: {}",
+      op, key, status.ToString());
 }
 
 }  // namespace fusefs

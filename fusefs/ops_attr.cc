@@ -43,7 +43,13 @@ int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, const fuse_file_inf
   inode.NoteChange(fi != nullptr ? fi->fh : 0);
   if (fi == nullptr && inode.writers == 0) {
     Status sealed = fs.SealLocked(inode);
-    if (!sealed.ok()) return FailureErrno("truncate", sealed);
+    if (!sealed.ok()) {
+      // truncate() reports the failure: it must not take effect later. The
+      // kernel applies a truncate only when it succeeds.
+      int err = FailureErrno("truncate", sealed);
+      fs.DiscardDraftLocked(inode, 0, err);
+      return err;
+    }
   }
   return 0;
 }

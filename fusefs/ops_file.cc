@@ -215,11 +215,19 @@ void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     Status sealed;
+    int err = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       if (!inode->pristine) sealed = fs.SealLocked(*inode, fi->fh);
+      err = inode->TakeOwedError(fi->fh);
+      if (!sealed.ok()) {
+        err = FailureErrno("flush", sealed);
+        fs.DiscardDraftLocked(*inode, fi->fh, err);
+      }
     }
-    fuse_reply_err(req, sealed.ok() ? 0 : FailureErrno("flush", sealed));
+    // The kernel's size may be the discarded draft's.
+    if (!sealed.ok()) fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
+    fuse_reply_err(req, err);
   });
 }
 
@@ -243,8 +251,9 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       // its own flush or release.
       if (inode->handles <= 1 || inode->last_writer == fi->fh) {
         Status sealed = fs.SealLocked(*inode, fi->fh);
-        if (!sealed.ok()) FailureErrno("release", sealed);
+        if (!sealed.ok()) LogUnreportedSeal("release", inode->info.key, sealed);
       }
+      inode->ForgetHandle(fi->fh);
       if (inode->last_writer == fi->fh) inode->last_writer = 0;
       if (inode->provisional_by == fi->fh) inode->provisional_by = 0;  // its saves are final
       if (inode->handles > 0) --inode->handles;
@@ -264,22 +273,31 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   });
 }
 
-void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info*) {
+void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info* fi) {
   Guarded(req, "fsync", [&] {
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, 0);
     Filesystem& fs = Fs(req);
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     Status status;
+    int owed = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       status = fs.SealLocked(*inode);
+      owed = inode->TakeOwedError(fi->fh);
       // The head is now a deliberate save, also when a flush sealed it
       // before and nothing was left to seal: no later save amends it.
       if (status.ok()) inode->provisional_by = 0;
+      if (!status.ok()) fs.DiscardDraftLocked(*inode, fi->fh, StatusToErrno(status));
     }
-    if (status.ok()) status = fs.store().Sync();
-    fuse_reply_err(req, status.ok() ? 0 : FailureErrno("fsync", status));
+    if (!status.ok()) {
+      // The kernel's size may be the discarded draft's.
+      fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
+      return (void)fuse_reply_err(req, FailureErrno("fsync", status));
+    }
+    status = fs.store().Sync();
+    if (!status.ok()) return (void)fuse_reply_err(req, FailureErrno("fsync", status));
+    fuse_reply_err(req, owed);
   });
 }
 
