@@ -129,7 +129,9 @@ int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 int RunUmountCmd(const std::string& mountpoint) {
 #ifdef AREEV_HAVE_FUSE
   std::string error;
-  const int code = fusefs::Unmount(mountpoint, &error);
+  std::string note;
+  const int code = fusefs::Unmount(mountpoint, &error, &note);
+  if (code == 0 && !note.empty()) return Fail(0, "umount: " + note);
   return code == 0 ? code : Fail(code, "umount: " + error);
 #else
   (void)mountpoint;

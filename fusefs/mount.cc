@@ -296,7 +296,7 @@ int RunMount(const MountOptions& given) {
   return 0;  // unmounted, or stopped by SIGINT/SIGTERM/SIGHUP
 }
 
-int Unmount(const std::string& given, std::string* error) {
+int Unmount(const std::string& given, std::string* error, std::string* note) {
   const std::string mountpoint = ResolveMountPath(given);  // fusermount3 follows no link
   const std::string type = MountTypeAt(mountpoint);
   if (type.empty()) {
@@ -312,7 +312,13 @@ int Unmount(const std::string& given, std::string* error) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // EBUSY: a user is leaving
   }
   // The last try speaks: fusermount3 says why on stderr (not the owner, ...).
-  if (RunCommand({"fusermount3", "-u", "-z", mountpoint}) == 0) return 0;
+  if (RunCommand({"fusermount3", "-u", "-z", mountpoint}) == 0) {
+    *note = fmt::format(
+        "{} was busy and is detached lazily: files still open there are served, and "
+        "saved, until they close",
+        given);
+    return 0;
+  }
   *error = fmt::format("cannot unmount {}: fusermount3 -u failed", mountpoint);
   return 1;
 }

@@ -81,6 +81,32 @@ def test_mount_daemonizes_and_umount(areev_bin, run_areev, db, tmp_path):
     assert run_areev("cat", "/memories/d.md", "--db", db).stdout == "daemon\n"
 
 
+def test_umount_of_a_busy_mount_detaches_it_and_says_so(areev_bin, run_areev, db, tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        proc = run_areev("mount", str(mnt), "--db", db)
+        assert proc.returncode == 0, proc.stderr
+        wait_mounted(str(mnt), None)
+        with open(mnt / "open.md", "w") as f:
+            f.write("first\n")
+            f.flush()
+            r = run_areev("umount", str(mnt))
+            assert r.returncode == 0, r.stderr
+            assert r.stderr == (f"areev: umount: {mnt} was busy and is detached lazily: files "
+                                "still open there are served, and saved, until they close\n")
+            assert not os.path.ismount(str(mnt))
+            f.write("second\n")  # the open file is still served
+    finally:
+        force_unmount(str(mnt))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if run_areev("cat", "/memories/open.md", "--db", db).stdout == "first\nsecond\n":
+            break
+        time.sleep(0.1)
+    assert run_areev("cat", "/memories/open.md", "--db", db).stdout == "first\nsecond\n"
+
+
 def test_mount_daemonized_with_relative_paths(areev_bin, tmp_path):
     # The daemon moves to "/" after forking: a relative --db and mountpoint
     # must still name the files in the directory the command ran in.

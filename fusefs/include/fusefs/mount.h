@@ -29,8 +29,9 @@ int RunMount(const MountOptions& options);
 
 // Unmounts a FUSE mountpoint (fusermount3 -u, lazy as a last resort).
 // Returns 0 on success, else 1 with the reason in `error` (nothing is
-// mounted there, not a FUSE mount, or it stays busy).
-int Unmount(const std::string& mountpoint, std::string* error);
+// mounted there, not a FUSE mount, or it stays busy). After a lazy unmount
+// `note` says so: the daemon serves open files until the last one closes.
+int Unmount(const std::string& mountpoint, std::string* error, std::string* note);
 
 }  // namespace fusefs
 
