@@ -59,6 +59,8 @@ bool IsTempName(std::string_view name) {
   if (EndsWith(name, ".swp") || EndsWith(name, ".swo") || EndsWith(name, ".swx")) return true;
   if (IsHiddenSwap(name) || IsVimProbe(name)) return true;
   if (EndsWith(name, "~")) return true;
+  // Backups by copy or rename: sed -i.bak, perl -pi.bak, patch's .orig.
+  if (EndsWith(name, ".bak") || EndsWith(name, ".orig")) return true;
   if (name.size() >= 2 && name.front() == '#' && name.back() == '#') return true;
   if (StartsWith(name, ".#")) return true;
   if (EndsWith(name, "___jb_tmp___") || EndsWith(name, "___jb_old___")) return true;

@@ -59,15 +59,9 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     } else {
       std::int64_t revived = 0;
       if (saver == Saver::kMount) {
-        auto st = db.Prepare(kRevivableSql);
-        if (!st) return st.error();
-        st->BindInt64(1, n.ns);
-        st->BindText(2, n.key);
-        st->BindText(3, kMemoryFileRelation);
-        st->BindInt64(4, now - options.revive_window_ns);
-        StepResult r = st->Step();
-        if (r == StepResult::kError) return st->status();
-        if (r == StepResult::kRow) revived = st->ColumnInt64(0);
+        auto found = RevivableChainAt(n.ns, n.key, now);
+        if (!found) return found.error();
+        revived = *found;
       }
       if (revived != 0) {
         auto c = ChainById(static_cast<ChainId>(revived));
@@ -109,6 +103,18 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   n.ctime_ns = now;
   out->node = n;
   return Status::Ok();
+}
+
+Result<std::int64_t> StoreImpl::RevivableChainAt(NsId ns, std::string_view key, std::int64_t now) {
+  auto st = db.Prepare(kRevivableSql);
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, key);
+  st->BindText(3, kMemoryFileRelation);
+  st->BindInt64(4, now - options.revive_window_ns);
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  return r == StepResult::kRow ? st->ColumnInt64(0) : 0;
 }
 
 Result<bool> StoreImpl::IsYoungMountSave(const ChainRow& chain, std::int64_t now) {
@@ -249,14 +255,26 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     const bool was_versioned = n.versioning == Versioning::kVersioned;
     const bool now_versioned = target_versioning == Versioning::kVersioned;
     bool copy_in_place = false;
-    if (was_versioned && now_versioned && n.chain_id != 0 && hint == RenameHint::kTempCopy) {
+    // A young file saved through the mount and renamed to where a file was
+    // just vacated (moved to a backup name or unlinked, then replaced: mv -b,
+    // perl -pi~, rm + mv) is that file's new version, as a rename over it
+    // would be; so is an rsync temp copy renamed to its real name.
+    bool replaces = was_versioned && now_versioned && n.chain_id != 0 &&
+                    hint == RenameHint::kTempCopy;
+    if (was_versioned && now_versioned && n.chain_id != 0 && !replaces) {
+      auto vacated = RevivableChainAt(n.ns, new_key, now);
+      if (!vacated) return vacated.error();
+      replaces = *vacated != 0;
+    }
+    if (replaces) {
       auto chain = ChainById(n.chain_id);
       if (!chain) return chain.error();
       auto young = IsYoungMountSave(*chain, now);
       if (!young) return young.error();
       if (*young) {
-        // The copy's own chain goes; its content is sealed anew at its real
-        // name. Until then the node holds its body as a chainless node does
+        // The young file's own chain goes; its content is sealed anew at its
+        // real name (reviving a vacated chain there, if any). Until then the
+        // node holds its body as a chainless node does
         // (SealBody hands that reference back), so discarding the chain
         // cannot free the body, nor its id be reused under the seal.
         auto body = BodyData(src->body_id);

@@ -273,6 +273,10 @@ class StoreImpl final : public ForkParticipant {
   // True when `chain` is a temp file by behaviour: created within the revive
   // window, one version, saved through the mount (see Saver).
   Result<bool> IsYoungMountSave(const ChainRow& chain, std::int64_t now);
+  // The newest chain vacated at `key` through the mount (unlink, or a move
+  // to a temp or backup name) within the revive window, which a file saved
+  // there next continues; 0 when there is none.
+  Result<std::int64_t> RevivableChainAt(NsId ns, std::string_view key, std::int64_t now);
 
   Status LogOp(NsId ns, std::string_view op, std::string_view subject,
                std::string_view new_subject, NodeId node, ChainId chain,

@@ -214,3 +214,37 @@ def test_sqlite_sidecar_files_never_become_versions(mnt):
     # A file that merely ends like a sidecar, with no database beside it, is versioned.
     (mnt.path / "travel-journal").write_text("day one\n")
     assert len(history(mnt.db, "/memories/travel-journal", ns=mnt.ns)) == 1
+
+
+def replaced_history(mnt, name):
+    """(op, subject, body) of every visible version of /memories/<name>."""
+    key = f"/memories/{name}"
+    return [(v["op"], v["subject"],
+             areev(mnt.db, "cat", key, "--version", str(v["version"])).stdout)
+            for v in history(mnt.db, key)]
+
+
+@pytest.mark.parametrize("save", [
+    pytest.param(["mv", "-b", "new.md", "f.md"], id="mv -b"),
+    pytest.param(["perl", "-pi~", "-e", "s/two/TWO/", "f.md"], id="perl -pi~"),
+    pytest.param(["perl", "-pi.bak", "-e", "s/two/TWO/", "f.md"], id="perl -pi.bak"),
+    pytest.param(["sed", "-i.bak", "s/two/TWO/", "f.md"], id="sed -i.bak"),
+    pytest.param(["sh", "-c", "rm f.md && mv new.md f.md"], id="rm then mv"),
+])
+def test_a_save_that_moves_the_old_file_aside_adds_one_version_to_it(mnt, save):
+    # Each tool moves the saved file to a backup name (or removes it) and
+    # puts the new content in place with a rename: the file keeps its
+    # history and gains one version; the backup and the tool's temp file
+    # take none of it.
+    f = mnt.path / "f.md"
+    f.write_text("one\n")
+    f.write_text("one\ntwo\n")
+    (mnt.path / "new.md").write_text("one\nTWO\n")
+    subprocess.run(save, cwd=mnt.path, check=True, capture_output=True, timeout=60)
+    assert f.read_text() == "one\nTWO\n"
+    assert replaced_history(mnt, "f.md") == [
+        ("create", "/memories/f.md", "one\n"), ("edit", "/memories/f.md", "one\ntwo\n"),
+        ("edit", "/memories/f.md", "one\nTWO\n")]
+    for backup in ("f.md~", "f.md.bak"):
+        assert history(mnt.db, f"/memories/{backup}") == []
+    assert [name for name in os.listdir(mnt.path / ".history") if name != "new.md"] == ["f.md"]
