@@ -154,6 +154,17 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
                                    amends ? std::string_view(inode.provisional_grain)
                                           : std::string_view(),
                                    inode.appended_only ? &inode.base : nullptr);
+  auto gone = [&] {
+    auto node = store_->GetNode(inode.info.id);
+    return !node && node.error().IsNotFound();
+  };
+  if (!written && written.error().IsNotFound() && gone()) {
+    // Deleted by another process before coherence caught up: as for an
+    // unlink through the mount, the writes stay readable, unsealed.
+    inode.unlinked = true;
+    inode.dirty = false;
+    return Status::Ok();
+  }
   if (!written) return written.error();
   inode.dirty = false;
   inode.pristine = false;
@@ -183,10 +194,13 @@ void Filesystem::DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err)
   // draft would be sealed by the next release or close of the file (once
   // space is freed), and a writer that retried would get its bytes twice.
   for (std::uint64_t fh : inode.draft_handles) {
-    if (fh == handle) continue;
-    std::erase_if(inode.owed_errors, [fh](const auto& owed) { return owed.first == fh; });
-    inode.owed_errors.emplace_back(fh, err);
+    if (fh != handle) {
+      std::erase_if(inode.owed_errors, [fh](const auto& owed) { return owed.first == fh; });
+      inode.owed_errors.emplace_back(fh, err);
+    }
+    if (inode.FailedErrno(fh) == 0) inode.failed_handles.emplace_back(fh, err);
   }
+  if (handle != 0 && inode.FailedErrno(handle) == 0) inode.failed_handles.emplace_back(handle, err);
   inode.draft_handles.clear();
   inode.data = std::string();
   inode.loaded = false;

@@ -69,12 +69,14 @@ void InodeTable::MaybeErase(grainstore::NodeId id) {
 void InodeTable::MaybeEraseLocked(grainstore::NodeId id) {
   auto it = map_.find(id);
   if (it == map_.end() || it->second->nlookup != 0) return;
-  bool open;
+  bool keep;
   {
     std::lock_guard<std::mutex> inode_lock(it->second->mu);
-    open = it->second->handles > 0;
+    // A draft whose seal failed where nobody could be told stays until a
+    // later seal of the file or unmount's (SealAll) stores it.
+    keep = it->second->handles > 0 || (it->second->dirty && !it->second->unlinked);
   }
-  if (!open) map_.erase(it);
+  if (!keep) map_.erase(it);
 }
 
 std::vector<std::shared_ptr<Inode>> InodeTable::All() const {

@@ -84,10 +84,23 @@ struct Inode {
     }
     return 0;
   }
+  // Handles whose changes a failed save discarded, the one told included:
+  // their view of the file (its size, their offset, an O_TRUNC) is gone with
+  // the draft, so their later writes and truncates fail with that errno
+  // until they are released, rather than land on the restored body.
+  std::vector<std::pair<std::uint64_t, int>> failed_handles;
+  // The errno a write through `fh` gets (0: none).
+  int FailedErrno(std::uint64_t fh) const {
+    for (const auto& failed : failed_handles) {
+      if (failed.first == fh) return failed.second;
+    }
+    return 0;
+  }
   // A released handle: nothing is owed to it any more.
   void ForgetHandle(std::uint64_t fh) {
     std::erase(draft_handles, fh);
     std::erase_if(owed_errors, [fh](const auto& owed) { return owed.first == fh; });
+    std::erase_if(failed_handles, [fh](const auto& failed) { return failed.first == fh; });
   }
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open
@@ -113,7 +126,7 @@ class InodeTable {
   // nullptr when unknown.
   std::shared_ptr<Inode> Find(grainstore::NodeId id) const;
   // Drops `n` lookup references; the inode goes once no lookup reference and
-  // no open handle is left.
+  // no open handle is left, unless it holds a dirty draft.
   void Forget(grainstore::NodeId id, std::uint64_t n);
   // Call after a release dropped Inode::handles, without holding Inode::mu.
   void MaybeErase(grainstore::NodeId id);

@@ -25,6 +25,9 @@ std::int64_t TimeNs(const timespec& ts) {
 // handle of an ftruncate, or null.
 int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, const fuse_file_info* fi) {
   if (inode.info.kind == NodeKind::kDirectory) return EISDIR;
+  if (fi != nullptr) {
+    if (int failed = inode.FailedErrno(fi->fh)) return failed;  // see Inode::failed_handles
+  }
   if (inode.info.kind != NodeKind::kFile) return EINVAL;
   // The store's limit, as a write past it gets: a larger size accepted here
   // would fail only at the seal, after the caller had moved on.

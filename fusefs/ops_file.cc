@@ -76,6 +76,7 @@ void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const cha
 // One write into the inode's draft, under its mutex; returns an errno.
 int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_t off,
                 const fuse_file_info* fi) {
+  if (int failed = inode.FailedErrno(fi->fh)) return failed;  // its earlier writes were lost
   Status loaded = fs.LoadLocked(inode);
   if (!loaded.ok()) return FailureErrno("write", loaded);
   std::size_t at = static_cast<std::size_t>(off);

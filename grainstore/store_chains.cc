@@ -201,14 +201,14 @@ Result<GrainRef> StoreImpl::AppendGrain(ChainRow* chain, const GrainSpec& spec,
 }
 
 Status StoreImpl::SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns,
-                                bool revivable) {
+                                int revivable) {
   static constexpr char kSql[] =
       "UPDATE chains SET state = ?, deleted_ns = ?, revivable = ? WHERE id = ?";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(state));
   st->BindInt64(2, deleted_ns);
-  st->BindInt64(3, revivable ? 1 : 0);
+  st->BindInt64(3, revivable);
   st->BindInt64(4, static_cast<std::int64_t>(id));
   return st->Run();
 }

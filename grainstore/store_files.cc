@@ -17,7 +17,7 @@ namespace {
 // the revive window, newest first.
 constexpr char kRevivableSql[] =
     "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
-    "AND revivable = 1 AND deleted_ns >= ? ORDER BY deleted_ns DESC LIMIT 1";
+    "AND revivable >= ? AND deleted_ns >= ? ORDER BY deleted_ns DESC LIMIT 1";
 
 }  // namespace
 
@@ -59,7 +59,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     } else {
       std::int64_t revived = 0;
       if (saver == Saver::kMount) {
-        auto found = RevivableChainAt(n.ns, n.key, now);
+        auto found = RevivableChainAt(n.ns, n.key, now, kRevivableUnlinked);
         if (!found) return found.error();
         revived = *found;
       }
@@ -67,7 +67,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
         auto c = ChainById(static_cast<ChainId>(revived));
         if (!c) return c.error();
         chain = std::move(*c);
-        GRAINSTORE_RETURN_IF_ERROR(SetChainState(chain.id, ChainState::kLive, 0, false));
+        GRAINSTORE_RETURN_IF_ERROR(SetChainState(chain.id, ChainState::kLive, 0, 0));
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "revive", n.key, "", n.id, chain.id, "", now));
       } else {
         auto c = NewChain(n.ns, n.key, kMemoryFileRelation, now);
@@ -105,13 +105,15 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   return Status::Ok();
 }
 
-Result<std::int64_t> StoreImpl::RevivableChainAt(NsId ns, std::string_view key, std::int64_t now) {
+Result<std::int64_t> StoreImpl::RevivableChainAt(NsId ns, std::string_view key, std::int64_t now,
+                                                  int at_least) {
   auto st = db.Prepare(kRevivableSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
   st->BindText(2, key);
   st->BindText(3, kMemoryFileRelation);
-  st->BindInt64(4, now - options.revive_window_ns);
+  st->BindInt64(4, at_least);
+  st->BindInt64(5, now - options.revive_window_ns);
   StepResult r = st->Step();
   if (r == StepResult::kError) return st->status();
   return r == StepResult::kRow ? st->ColumnInt64(0) : 0;
@@ -144,7 +146,8 @@ Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vaca
     return LogOp(n.ns, "discard", n.key, "", n.id, 0, "", now);
   }
   GRAINSTORE_RETURN_IF_ERROR(
-      SetChainState(chain->id, ChainState::kDeleted, now, vacate == Vacate::kVacate));
+      SetChainState(chain->id, ChainState::kDeleted, now,
+                    vacate == Vacate::kVacate ? kRevivableUnlinked : 0));
   return LogOp(n.ns, "delete", n.key, "", n.id, chain->id, chain->head_id, now);
 }
 
@@ -255,14 +258,15 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     const bool was_versioned = n.versioning == Versioning::kVersioned;
     const bool now_versioned = target_versioning == Versioning::kVersioned;
     bool copy_in_place = false;
-    // A young file saved through the mount and renamed to where a file was
-    // just vacated (moved to a backup name or unlinked, then replaced: mv -b,
-    // perl -pi~, rm + mv) is that file's new version, as a rename over it
-    // would be; so is an rsync temp copy renamed to its real name.
+    // A young file saved through the mount and renamed, through the mount,
+    // to where a file was just moved aside to a backup name (mv -b,
+    // perl -pi~) is that file's new version, as a rename over it would be;
+    // so is an rsync temp copy renamed to its real name. A path vacated by
+    // an unlink is not taken this way: a rename is not a save there.
     bool replaces = was_versioned && now_versioned && n.chain_id != 0 &&
                     hint == RenameHint::kTempCopy;
-    if (was_versioned && now_versioned && n.chain_id != 0 && !replaces) {
-      auto vacated = RevivableChainAt(n.ns, new_key, now);
+    if (was_versioned && now_versioned && n.chain_id != 0 && hint == RenameHint::kThroughMount) {
+      auto vacated = RevivableChainAt(n.ns, new_key, now, kRevivableMovedAside);
       if (!vacated) return vacated.error();
       replaces = *vacated != 0;
     }
@@ -297,7 +301,8 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     } else if (was_versioned && !now_versioned) {
       // Moved to a temp/backup name: the path is vacated, its chain revivable.
       if (n.chain_id != 0) {
-        GRAINSTORE_RETURN_IF_ERROR(SetChainState(n.chain_id, ChainState::kDeleted, now, true));
+        GRAINSTORE_RETURN_IF_ERROR(
+            SetChainState(n.chain_id, ChainState::kDeleted, now, kRevivableMovedAside));
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "vacate", old_key, new_key, n.id, n.chain_id,
                                          "", now));
       }

@@ -314,7 +314,7 @@ Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {
                .gid = parent->info.gid};
   auto node = s.InsertNode(ns, *parent, BaseName(key), spec, now);
   if (!node) return node.error();
-  GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, false));
+  GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, 0));
   GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(*node, body_id, body->size(), chain->id,
                                                  Versioning::kVersioned, now, now));
   GRAINSTORE_RETURN_IF_ERROR(
@@ -385,7 +385,7 @@ Status Store::Purge(NsId ns, std::string_view key) {
       GRAINSTORE_RETURN_IF_ERROR(erase->Run());
       for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(b, -1));
       GRAINSTORE_RETURN_IF_ERROR(
-          s.SetChainState(static_cast<ChainId>(chain), ChainState::kPurged, now, false));
+          s.SetChainState(static_cast<ChainId>(chain), ChainState::kPurged, now, 0));
       GRAINSTORE_RETURN_IF_ERROR(
           s.LogOp(ns, "purge", key, "", 0, static_cast<ChainId>(chain), "", now));
     }

@@ -105,6 +105,11 @@ struct GrainRef {
 
 std::int64_t NowNs();
 
+// chains.revivable of a deleted chain: how its path was vacated through the
+// mount within the revive window (0: not revivable).
+inline constexpr int kRevivableUnlinked = 1;
+inline constexpr int kRevivableMovedAside = 2;  // moved to a temp or backup name
+
 // TooLarge when a body exceeds Limits::kMaxBodyBytes.
 Status CheckBodySize(std::size_t size);
 
@@ -240,7 +245,8 @@ class StoreImpl final : public ForkParticipant {
   // Appends a grain to `chain` (and sets its head fields), or a standalone grain
   // when chain is null.
   Result<GrainRef> AppendGrain(ChainRow* chain, const GrainSpec& spec, std::int64_t now);
-  Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, bool revivable);
+  // `revivable`: 0, kRevivableUnlinked, or kRevivableMovedAside (chains.revivable).
+  Status SetChainState(ChainId id, ChainState state, std::int64_t deleted_ns, int revivable);
   Status SetChainSubject(ChainId id, std::string_view subject);
   // Marks version `seq` of `chain` transient (kGrainFlagTransient) when it is
   // the mount-saved grain `grain_id` (raw); otherwise changes nothing.
@@ -276,7 +282,10 @@ class StoreImpl final : public ForkParticipant {
   // The newest chain vacated at `key` through the mount (unlink, or a move
   // to a temp or backup name) within the revive window, which a file saved
   // there next continues; 0 when there is none.
-  Result<std::int64_t> RevivableChainAt(NsId ns, std::string_view key, std::int64_t now);
+  // `at_least`: kRevivableUnlinked finds either kind, kRevivableMovedAside
+  // only chains moved aside to a temp or backup name.
+  Result<std::int64_t> RevivableChainAt(NsId ns, std::string_view key, std::int64_t now,
+                                        int at_least);
 
   Status LogOp(NsId ns, std::string_view op, std::string_view subject,
                std::string_view new_subject, NodeId node, ChainId chain,

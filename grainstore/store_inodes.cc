@@ -228,7 +228,10 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   }
   std::int64_t now = NowNs();
   WriteResult out;
-  if (appended_to != nullptr && appended_to->body >= 0 && appended_to->body != row->body_id &&
+  // Body ids of unversioned files' freed bodies can be handed out again, so
+  // the size is compared too.
+  if (appended_to != nullptr && appended_to->body >= 0 &&
+      (appended_to->body != row->body_id || appended_to->size != row->info.size) &&
       body.size() >= appended_to->size) {
     // Another writer replaced the body these bytes were appended to: append
     // them to what it stored, as O_APPEND writes to one file would land.

@@ -195,3 +195,52 @@ def test_failed_path_truncate_stays_failed(full_mnt, small_fs):
     time.sleep(0.3)
     assert store_body(m) == START
     assert [v["size"] for v in all_versions(m)] == [len(START)]
+
+
+def test_a_handle_whose_save_failed_writes_nothing_more(full_mnt, small_fs):
+    # Its O_TRUNC and offset went with the discarded draft: a later write
+    # through it would land on the restored body, past a hole of zeros.
+    m = full_mnt
+    f = m.path / "app.md"
+    f.write_bytes(START)
+    rejected = payload(small_fs, "REJECTED")
+    fd = os.open(f, os.O_WRONLY | os.O_TRUNC)
+    try:
+        pad = fill(small_fs)
+        assert os.write(fd, rejected) == len(rejected)
+        with pytest.raises(OSError) as e:
+            os.fsync(fd)
+        assert e.value.errno == errno.ENOSPC
+        pad.unlink()
+        with pytest.raises(OSError) as e:
+            os.write(fd, b"tail\n")
+        assert e.value.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    time.sleep(0.3)
+    assert store_body(m) == START
+    assert mount_body(m) == START
+    assert [v["size"] for v in all_versions(m)] == [len(START)]
+    with open(f, "ab") as out:  # a new open writes again
+        out.write(b"tail\n")
+    assert store_body(m) == START + b"tail\n"
+
+
+def test_a_release_save_that_failed_is_kept_after_the_kernel_forgets_the_file(
+        full_mnt, small_fs):
+    # `: > f` while the disk is full: the truncation has no flush to fail
+    # (its draft is pristine), the release's save fails and nobody is told.
+    # The draft must outlive the kernel dropping the inode from its caches.
+    m = full_mnt
+    f = m.path / "app.md"
+    f.write_bytes(START)
+    pad = fill(small_fs)
+    os.close(os.open(f, os.O_WRONLY | os.O_TRUNC))
+    time.sleep(0.3)  # the release arrives and fails
+    assert store_body(m) == START
+    pad.unlink()
+    with open("/proc/sys/vm/drop_caches", "w") as caches:
+        caches.write("2\n")
+    assert mount_body(m) == b""  # still the truncated draft, and this release seals it
+    time.sleep(0.3)
+    assert store_body(m) == b""

@@ -229,11 +229,10 @@ def replaced_history(mnt, name):
     pytest.param(["perl", "-pi~", "-e", "s/two/TWO/", "f.md"], id="perl -pi~"),
     pytest.param(["perl", "-pi.bak", "-e", "s/two/TWO/", "f.md"], id="perl -pi.bak"),
     pytest.param(["sed", "-i.bak", "s/two/TWO/", "f.md"], id="sed -i.bak"),
-    pytest.param(["sh", "-c", "rm f.md && mv new.md f.md"], id="rm then mv"),
 ])
 def test_a_save_that_moves_the_old_file_aside_adds_one_version_to_it(mnt, save):
-    # Each tool moves the saved file to a backup name (or removes it) and
-    # puts the new content in place with a rename: the file keeps its
+    # Each tool moves the saved file to a backup name and puts the new
+    # content in place with a rename: the file keeps its
     # history and gains one version; the backup and the tool's temp file
     # take none of it.
     f = mnt.path / "f.md"
@@ -248,3 +247,25 @@ def test_a_save_that_moves_the_old_file_aside_adds_one_version_to_it(mnt, save):
     for backup in ("f.md~", "f.md.bak"):
         assert history(mnt.db, f"/memories/{backup}") == []
     assert [name for name in os.listdir(mnt.path / ".history") if name != "new.md"] == ["f.md"]
+
+
+def test_a_rename_onto_a_just_deleted_name_takes_none_of_its_history(mnt):
+    # Only a move to a backup name makes a path a save's target: a file
+    # moved onto the name of one deleted a moment before keeps its own
+    # history, and the deleted one stays restorable, also when the memory
+    # tool does the rename.
+    for name in ("plan.md", "keep.md"):
+        (mnt.path / name).write_text("one\n")
+        (mnt.path / name).write_text("one\ntwo\n")
+        os.unlink(mnt.path / name)
+    (mnt.path / "scratch.md").write_text("x\n")
+    subprocess.run(["mv", "scratch.md", "plan.md"], cwd=mnt.path, check=True)
+    (mnt.path / "young.md").write_text("y\n")
+    r = memtool(mnt.db, {"command": "rename", "old_path": "/memories/young.md",
+                         "new_path": "/memories/keep.md"})
+    assert not r["is_error"], r
+    for name, first in (("plan.md", "/memories/scratch.md"), ("keep.md", "/memories/young.md")):
+        assert [(v["op"], v["subject"]) for v in history(mnt.db, f"/memories/{name}")] == [
+            ("create", first), ("rename", f"/memories/{name}")]
+    ops = areev(mnt.db, "log").stdout
+    assert "revive" not in ops and "discard" not in ops

@@ -76,7 +76,10 @@ enum class RenameMode : std::uint8_t {
 // renames it to `NAME`); a young one-version file saved through the mount
 // then moves without a chain of its own, so the copy is one version, created
 // at the target's path.
-enum class RenameHint : std::uint8_t { kNone = 0, kTempCopy = 1 };
+// kThroughMount: a rename made through the mount, which may be a save's last
+// step (a file moved to a backup name, its replacement moved in).
+// kTempCopy: the same, of rsync's temporary copy to its real name.
+enum class RenameHint : std::uint8_t { kNone = 0, kTempCopy = 1, kThroughMount = 2 };
 
 // How an unlink through the mount tombstones a versioned file: kVacate keeps
 // the chain revivable for Options::revive_window_ns (an editor's save dance);
