@@ -14,7 +14,7 @@ import time
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, areev, check_daemon_log
+from mount_util import areev, checked_mount
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -51,20 +51,9 @@ def full_mnt(small_fs, tmp_path):
     if "writeback_cache" in " ".join(extra):
         pytest.skip("with -o writeback_cache close() fails on the kernel's time update "
                     "before any flush, and release seals the draft (docs/fusefs.md)")
-    m = Mount(small_fs / "agent.db", tmp_path / "mnt", extra=extra).start()
-    ok = False
-    try:
+    with checked_mount(small_fs / "agent.db", tmp_path / "mnt", extra=extra,
+                       allowed_errors=EXPECTED_ERRORS) as m:
         yield m
-        ok = True
-    finally:
-        if ok:
-            rc = m.stop()
-            log = "\n".join(line for line in m.log().splitlines()
-                            if not any(e in line for e in EXPECTED_ERRORS))
-            check_daemon_log(log, m.reproducer())
-            assert rc == 0, f"daemon exit code {rc}:\n{m.log()}"
-        else:
-            m.kill()
 
 
 def payload(store_dir, tag):
