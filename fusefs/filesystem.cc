@@ -131,7 +131,7 @@ Status Filesystem::LoadLocked(Inode& inode) {
   auto body = store_->ReadBody(inode.info.id, &node, &base);
   if (!body) return body.error();
   if (node.size != inode.info.size || node.mtime_ns != inode.info.mtime_ns) {
-    inode.stale_pages = true;  // what the kernel holds is older (see OpOpen)
+    inode.stale_pages = true;  // what the kernel holds is older: the next open drops it
   }
   inode.info = std::move(node);
   inode.data = std::move(body).value();

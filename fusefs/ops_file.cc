@@ -282,19 +282,24 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     Status status;
     int owed = 0;
+    int failed = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       status = fs.SealLocked(*inode);
       owed = inode->TakeOwedError(fi->fh);
-      // The head is now a deliberate save, also when a flush sealed it
-      // before and nothing was left to seal: no later save amends it.
-      if (status.ok()) inode->provisional_by = 0;
-      if (!status.ok()) fs.DiscardDraftLocked(*inode, fi->fh, StatusToErrno(status));
+      if (status.ok()) {
+        // The head is now a deliberate save, also when a flush sealed it
+        // before and nothing was left to seal: no later save amends it.
+        inode->provisional_by = 0;
+      } else {
+        failed = FailureErrno("fsync", status);
+        fs.DiscardDraftLocked(*inode, fi->fh, failed);
+      }
     }
-    if (!status.ok()) {
+    if (failed != 0) {
       // The kernel's size may be the discarded draft's.
       fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
-      return (void)fuse_reply_err(req, FailureErrno("fsync", status));
+      return (void)fuse_reply_err(req, failed);
     }
     status = fs.store().Sync();
     if (!status.ok()) return (void)fuse_reply_err(req, FailureErrno("fsync", status));

@@ -263,9 +263,9 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     // perl -pi~) is that file's new version, as a rename over it would be;
     // so is an rsync temp copy renamed to its real name. A path vacated by
     // an unlink is not taken this way: a rename is not a save there.
-    bool replaces = was_versioned && now_versioned && n.chain_id != 0 &&
-                    hint == RenameHint::kTempCopy;
-    if (was_versioned && now_versioned && n.chain_id != 0 && hint == RenameHint::kThroughMount) {
+    const bool moves_chain = was_versioned && now_versioned && n.chain_id != 0;
+    bool replaces = moves_chain && hint == RenameHint::kTempCopy;
+    if (moves_chain && hint == RenameHint::kThroughMount) {
       auto vacated = RevivableChainAt(n.ns, new_key, now, kRevivableMovedAside);
       if (!vacated) return vacated.error();
       replaces = *vacated != 0;
@@ -295,7 +295,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     }
     if (copy_in_place) {
       // Sealed above.
-    } else if (was_versioned && now_versioned && n.chain_id != 0) {
+    } else if (moves_chain) {
       GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->body_id,
                                                    n.size, now, &logged_grain));
     } else if (was_versioned && !now_versioned) {

@@ -238,8 +238,7 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
     auto current = s.BodyData(row->body_id);
     if (!current) return current.error();
     out.body = std::move(current).value();
-    out.body.append(body.substr(appended_to->size));
-    GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(out.body.size()));
+    out.body.append(body.substr(appended_to->size));  // SealBody checks its size
     out.rebased = true;
     body = out.body;
   }
