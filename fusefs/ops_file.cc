@@ -26,16 +26,16 @@ bool IsWriter(const fuse_file_info* fi) { return (fi->flags & O_ACCMODE) != O_RD
 // its page cache (false after another process changed the file).
 bool OpenLocked(Inode& inode, fuse_file_info* fi) {
   ++inode.handles;
-  if (IsWriter(fi)) {
-    ++inode.writers;
-    if (fi->flags & O_TRUNC) {
-      inode.data.clear();
-      inode.loaded = true;
-      inode.dirty = true;
-      inode.pristine = true;
-      inode.NoteChange(fi->fh);
-      inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
-    }
+  if (IsWriter(fi)) ++inode.writers;
+  // O_TRUNC empties the file whatever the access mode, as Linux does for
+  // O_RDONLY|O_TRUNC (the kernel has checked write permission).
+  if (fi->flags & O_TRUNC) {
+    inode.data.clear();
+    inode.loaded = true;
+    inode.dirty = true;
+    inode.pristine = true;
+    inode.NoteChange(fi->fh);
+    inode.info.mtime_ns = inode.info.ctime_ns = NowNs();
   }
   bool keep = !inode.stale_pages;
   inode.stale_pages = false;
@@ -148,12 +148,20 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep = false;
     bool is_dir;
+    bool gone = false;
     fi->fh = fs.NewHandle();
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
-      if (!is_dir) keep = OpenLocked(*inode, fi);
+      // Deleted by another process while the kernel still held the name (the
+      // poller drops it within its interval): ESTALE makes the kernel walk the
+      // path again with a fresh lookup, which finds the name gone (ENOENT, or
+      // a new file for O_CREAT) or naming the file created there since. A
+      // handle still open keeps the deleted file readable by its own fd.
+      gone = inode->unlinked && inode->handles == 0;
+      if (!is_dir && !gone) keep = OpenLocked(*inode, fi);
     }
+    if (gone) return (void)fuse_reply_err(req, ESTALE);
     if (is_dir) return (void)fuse_reply_err(req, EISDIR);
     if (!keep) {
       // Another process changed the file: drop the kernel's cached size and
@@ -163,7 +171,7 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fi->keep_cache = keep;
     // A read-only handle has nothing to seal: spare the kernel the FLUSH
     // round trip on each close().
-    if (!IsWriter(fi)) fi->noflush = 1;
+    if (!IsWriter(fi) && !(fi->flags & O_TRUNC)) fi->noflush = 1;
     fuse_reply_open(req, fi);
   });
 }

@@ -90,6 +90,20 @@ def _unlink_then_fstat(r):
         os.close(fd)
 
 
+def _rdonly_trunc(r):
+    # Linux empties the file on O_RDONLY|O_TRUNC; an append after it starts
+    # from nothing.
+    fd = os.open(f"{r}/g", os.O_RDONLY | os.O_TRUNC)
+    try:
+        seen = os.fstat(fd).st_size, os.read(fd, 10)
+    finally:
+        os.close(fd)
+    fd = os.open(f"{r}/g", os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"XY")
+    os.close(fd)
+    return seen, _readback(f"{r}/g")
+
+
 def _listing(r):
     return sorted(os.listdir(r)), sorted(os.listdir(f"{r}/d"))
 
@@ -124,6 +138,7 @@ OPS = {
     "truncate_dir": lambda r: os.truncate(f"{r}/d", 0),
     "sparse_write": _sparse,
     "append": _append,
+    "rdonly_trunc": _rdonly_trunc,
     "excl": _excl,
     "chmod": _chmod,
     "utime_ns": _utime,
@@ -159,3 +174,14 @@ def test_parity(op, mnt, tmp_path):
         assert got == DEVIATIONS[op], f"{op}: mount gave {got}"
     else:
         assert got == want, f"{op}: plain dir gave {want}, mount gave {got}"
+
+
+def test_rdonly_trunc_is_stored_as_the_mount_shows_it(mnt):
+    p = mnt.path / "t.md"
+    p.write_bytes(b"hello world")
+    os.close(os.open(p, os.O_RDONLY | os.O_TRUNC))
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"XY")
+    os.close(fd)
+    assert p.read_bytes() == b"XY"
+    assert areev(mnt.db, "cat", "/memories/t.md").stdout == "XY"
