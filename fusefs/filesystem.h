@@ -29,6 +29,11 @@ class HistoryTree;
 // (other processes writing the store) is invalidated explicitly.
 inline constexpr double kAttrTimeout = 300.0;
 inline constexpr double kEntryTimeout = 300.0;
+// Except a name's absence, which the kernel would otherwise answer by itself
+// for an open right after another process created the name, before the
+// poller's invalidation arrives: a missing name is asked for every time, as
+// `passthrough_ll` asks.
+inline constexpr double kNegativeEntryTimeout = 0.0;
 
 // Clean bodies kept loaded after a file's last release, so an
 // open-append-close loop does not read the body back from the store at every

@@ -142,8 +142,8 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     auto node = fs.store().Lookup(fs.FromFuse(parent), n);
     if (!node) {
       if (node.error().IsNotFound()) {
-        e.ino = 0;  // negative entry, dropped by invalidation on external creates
-        e.entry_timeout = kEntryTimeout;
+        e.ino = 0;  // a negative entry, checked again at the next lookup
+        e.entry_timeout = kNegativeEntryTimeout;
         return (void)fuse_reply_entry(req, &e);
       }
       int err = node.error().code() == grainstore::StatusCode::kInvalidArgument

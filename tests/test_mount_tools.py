@@ -1,4 +1,5 @@
 """Real tools over the mount: git, grep, and the memory tool in another process."""
+import json
 import os
 import subprocess
 import time
@@ -69,7 +70,7 @@ def test_memtool_write_visible_in_mount_within_a_second(mnt):
     (mnt.path / "seen.md").write_text("old\n")
     assert (mnt.path / "seen.md").read_text() == "old\n"  # cached by the kernel now
     os.listdir(mnt.path)
-    assert not (mnt.path / "new.md").exists()  # negative entry cached
+    assert not (mnt.path / "new.md").exists()  # the kernel has looked the name up
     r = memtool(mnt.db, {"command": "create", "path": "/memories/new.md", "file_text": "fresh\n"})
     assert not r["is_error"], r
     r = memtool(mnt.db, {"command": "str_replace", "path": "/memories/seen.md",
@@ -110,6 +111,50 @@ def test_memtool_delete_and_rename_visible(mnt):
     assert wait_for(lambda: sorted(os.listdir(mnt.path)) == ["c.md"]
                     and not (mnt.path / "a.md").exists(), timeout=5.0)
     assert (mnt.path / "c.md").read_text() == "b"
+
+
+def test_open_right_after_another_process_deletes_never_reaches_the_deleted_file(mnt):
+    # The kernel still holds each name (just read) when another process
+    # deletes the file; an open at once, before the poller drops the name,
+    # must behave as after the delete: a read finds nothing, a write makes a
+    # new file the store keeps, and a name created again reads the new file.
+    for i in range(5):
+        for name in (f"r{i}.md", f"w{i}.md", f"n{i}.md"):
+            r = memtool(mnt.db, {"command": "create", "path": f"/memories/{name}",
+                                 "file_text": "old\n"})
+            assert not r["is_error"], r
+            assert (mnt.path / name).read_text() == "old\n"
+        for name in (f"r{i}.md", f"w{i}.md"):
+            r = memtool(mnt.db, {"command": "delete", "path": f"/memories/{name}"})
+            assert not r["is_error"], r
+        with pytest.raises(FileNotFoundError):
+            (mnt.path / f"r{i}.md").read_text()
+        (mnt.path / f"w{i}.md").write_text("user note\n")
+        assert areev(mnt.db, "cat", f"/memories/w{i}.md").stdout == "user note\n"
+        batch = "".join(json.dumps(c) + "\n" for c in (
+            {"command": "delete", "path": f"/memories/n{i}.md"},
+            {"command": "create", "path": f"/memories/n{i}.md", "file_text": "new\n"}))
+        out = areev(mnt.db, "memtool", "--batch", input=batch).stdout.splitlines()
+        assert [json.loads(line)["is_error"] for line in out] == [False, False], out
+        assert (mnt.path / f"n{i}.md").read_text() == "new\n"
+
+
+def test_open_right_after_another_process_makes_a_name_looked_up_before(mnt):
+    # A name the kernel found missing a moment ago: an open right after
+    # another process creates it, or renames a file onto it, reads that file.
+    (mnt.path / "src").mkdir()
+    for i in range(5):
+        made, moved = mnt.path / f"made{i}.md", mnt.path / f"moved{i}.md"
+        (mnt.path / "src" / f"m{i}.md").write_text(f"moved {i}\n")
+        assert not made.exists() and not moved.exists()
+        r = memtool(mnt.db, {"command": "create", "path": f"/memories/made{i}.md",
+                             "file_text": "agent\n"})
+        assert not r["is_error"], r
+        assert made.read_text() == "agent\n"
+        r = memtool(mnt.db, {"command": "rename", "old_path": f"/memories/src/m{i}.md",
+                             "new_path": f"/memories/moved{i}.md"})
+        assert not r["is_error"], r
+        assert moved.read_text() == f"moved {i}\n"
 
 
 def test_file_closed_in_mount_visible_to_memtool_at_once(mnt):
