@@ -5,12 +5,14 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -238,6 +240,21 @@ int RunMount(const MountOptions& given) {
         "itself to reach it",
         options.mountpoint, options.db_path);
     return 2;
+  }
+  // Checked before the store is opened, so a mistyped mountpoint leaves no
+  // new store file behind.
+  struct stat st{};
+  const int stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
+                       : S_ISDIR(st.st_mode)                       ? 0
+                                                                   : ENOTDIR;
+  if (stat_err == ENOENT) {
+    Log(LogLevel::kError, "cannot mount on {}: no such directory (create it first: mkdir -p {})",
+        options.mountpoint, options.mountpoint);
+    return 1;
+  }
+  if (stat_err != 0) {
+    Log(LogLevel::kError, "cannot mount on {}: {}", options.mountpoint, std::strerror(stat_err));
+    return 1;
   }
   // Two mounts started at once on one mountpoint: the second waits here
   // until the first is mounted, then finds it below.

@@ -136,8 +136,16 @@ def test_mount_daemonized_with_relative_paths(areev_bin, tmp_path):
 
 def test_mount_usage_errors(run_areev, db, tmp_path):
     assert run_areev("mount", "--db", db).returncode == 2  # no mountpoint
-    missing = run_areev("mount", str(tmp_path / "nope"), "--db", db, "-f")
-    assert missing.returncode != 0 and missing.stderr
+    fresh = tmp_path / "fresh.db"
+    missing = run_areev("mount", str(tmp_path / "nope"), "--db", str(fresh), "-f")
+    assert (missing.returncode, missing.stderr) == (
+        1, f"areev mount: ERROR: cannot mount on {tmp_path}/nope: no such directory "
+           f"(create it first: mkdir -p {tmp_path}/nope)\n")
+    (tmp_path / "plain").write_text("x")
+    on_file = run_areev("mount", str(tmp_path / "plain"), "--db", str(fresh), "-f")
+    assert (on_file.returncode, on_file.stderr) == (
+        1, f"areev mount: ERROR: cannot mount on {tmp_path}/plain: Not a directory\n")
+    assert not fresh.exists()  # refused before any store was made
     assert run_areev("umount").returncode == 2
     started = time.monotonic()
     proc = run_areev("umount", str(tmp_path))
