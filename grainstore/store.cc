@@ -95,6 +95,36 @@ Status OpenForReader(Db* db, const std::string& path) {
   return Status::Busy("the store's writers kept opening and closing it; try again");
 }
 
+// SQLite's words for a path that cannot be opened as a store, put in the
+// user's: which directory is missing, or that the file is no database. The
+// status keeps its code; other failures pass unchanged.
+Status ExplainOpenError(const std::string& path, Status status) {
+  namespace fs = std::filesystem;
+  if (status.ok()) return status;
+  const std::string& message = status.message();
+  auto same_code = [&](std::string text) {
+    return status.code() == StatusCode::kCorruption ? Status::Corruption(std::move(text))
+                                                    : Status::IOError(std::move(text));
+  };
+  if (message.find("file is not a database") != std::string::npos) {
+    return same_code("not an areev store: the file is not a SQLite database");
+  }
+  if (message.find("open database file") == std::string::npos) return status;
+  std::error_code ec;
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::exists(dir, ec)) return same_code(fmt::format("no such directory: {}", dir.string()));
+  if (!fs::is_directory(dir, ec)) return same_code(fmt::format("not a directory: {}", dir.string()));
+  if (!fs::exists(path, ec) && ::access(dir.c_str(), W_OK) != 0) {
+    return same_code(
+        fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
+  }
+  if (::access(path.c_str(), R_OK) != 0) {
+    return same_code(fmt::format("cannot read the file: {}", std::strerror(errno)));
+  }
+  return status;
+}
+
 // Polls `ready` until it is true, or for kEmptyFileGrace; then Corruption
 // with `refusal`.
 Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* refusal) {
@@ -116,14 +146,16 @@ Store::~Store() { UnregisterForFork(impl_.get()); }
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
+  Status opened;
   if (ReadOnlyForUser(path)) {
     // Looks for a snapshot first, as the next branch does for everyone else.
-    GRAINSTORE_RETURN_IF_ERROR(OpenForReader(&impl->db, path));
+    opened = OpenForReader(&impl->db, path);
   } else if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
-    GRAINSTORE_RETURN_IF_ERROR(impl->db.OpenSnapshot(real, std::move(why)));
+    opened = impl->db.OpenSnapshot(real, std::move(why));
   } else {
-    GRAINSTORE_RETURN_IF_ERROR(impl->db.Open(path, options.create_if_missing));
+    opened = impl->db.Open(path, options.create_if_missing);
   }
+  GRAINSTORE_RETURN_IF_ERROR(ExplainOpenError(path, std::move(opened)));
   // A caller that may not create a store reads: SQLite would take an empty
   // file for a new database, and configuring the connection would write a
   // store into it, as migrating would into a SQLite database without one.
@@ -143,11 +175,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   const std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
   GRAINSTORE_RETURN_IF_ERROR(impl->db.Exec(busy.c_str()));
   if (!options.create_if_missing) {
-    GRAINSTORE_RETURN_IF_ERROR(WaitForCreator([&] { return HoldsStore(&impl->db); },
-                                              "the file is a SQLite database but not an "
-                                              "areev store"));
+    GRAINSTORE_RETURN_IF_ERROR(ExplainOpenError(
+        path, WaitForCreator([&] { return HoldsStore(&impl->db); },
+                             "the file is a SQLite database but not an areev store")));
   } else if (auto holds = HoldsStore(&impl->db); !holds.has_value()) {
-    return holds.error();
+    return ExplainOpenError(path, holds.error());
   }
   GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
   GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));

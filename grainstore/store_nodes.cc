@@ -41,7 +41,8 @@ NodeRow ReadNode(const Statement& st) {
 Result<NodeRow> OneNode(Statement& st, std::string_view what) {
   switch (st.Step()) {
     case StepResult::kRow: return ReadNode(st);
-    case StepResult::kDone: return Status::NotFound(fmt::format("no such node: {}", what));
+    case StepResult::kDone:
+      return Status::NotFound(fmt::format("no such file or directory: {}", what));
     case StepResult::kError: break;
   }
   return st.status();
@@ -84,7 +85,7 @@ Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std:
   st->BindText(2, key);
   switch (st->Step()) {
     case StepResult::kRow: break;
-    case StepResult::kDone: return Status::NotFound(fmt::format("no such node: {}", key));
+    case StepResult::kDone: return Status::NotFound(fmt::format("no such file or directory: {}", key));
     case StepResult::kError: return st->status();
   }
   const auto kind = static_cast<NodeKind>(st->ColumnInt64(0));

@@ -194,11 +194,15 @@ def test_bad_constructor_arguments(areev, db, tmp_path):
             areev.Areev(db, ns=bad_ns)
     with pytest.raises(ValueError):
         areev.Areev("bad\0path")
-    with pytest.raises(areev.StoreError):
-        areev.Areev(str(tmp_path / "missing-dir" / "x.db"))
+    missing = tmp_path / "missing-dir" / "x.db"
+    with pytest.raises(areev.StoreError) as e:
+        areev.Areev(str(missing))
+    assert str(e.value) == f"cannot open store {missing}: no such directory: {missing.parent}"
     (tmp_path / "junk.db").write_bytes(b"not a database" * 100)
-    with pytest.raises(areev.StoreError):
+    with pytest.raises(areev.StoreError) as e:
         areev.Areev(str(tmp_path / "junk.db"))
+    assert str(e.value) == (f"cannot open store {tmp_path / 'junk.db'}: not an areev store: "
+                            "the file is not a SQLite database")
 
 
 def test_read_and_history_errors(areev, mem):

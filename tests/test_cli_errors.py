@@ -64,6 +64,31 @@ def test_corrupt_db_gives_exit_3_with_clear_message(run_areev, tmp_path):
     assert bad.read_bytes() == before  # never "repaired" or truncated
 
 
+def test_open_failures_say_what_is_wrong_with_the_path(run_areev, tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database" * 100)
+    missing_dir = tmp_path / "no" / "such" / "x.db"
+    for args in (["log"], ["memtool", create("/memories/a", "a")]):
+        proc = run_areev(*args, "--db", str(junk))
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store {junk}: not an areev store: the file is not a "
+               f"SQLite database\n"), args
+    proc = run_areev("memtool", create("/memories/a", "a"), "--db", str(missing_dir))
+    assert (proc.returncode, proc.stderr) == (
+        3, f"areev: cannot open store {missing_dir}: no such directory: {missing_dir.parent}\n")
+    assert not (tmp_path / "no").exists()
+
+
+def test_usage_errors_end_with_the_help_hint(run_areev, db):
+    for args in (["history", "--db", db], ["cat", "prefs.md", "--db", db],
+                 ["--version", "--db", db], ["frobnicate"], []):
+        proc = run_areev(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith("areev: ") and proc.stderr.endswith(
+            "; run with --help\n"), (args, proc.stderr)
+        assert len(proc.stderr.splitlines()) == 1
+
+
 def test_truncated_real_store_is_not_silently_accepted(run_areev, db, tmp_path):
     assert run_areev("memtool", create("/memories/a", "a" * 50_000), "--db", db).returncode == 0
     data = open(db, "rb").read()
@@ -297,7 +322,7 @@ def test_errors_stay_on_one_line_and_name_the_value_once(run_areev, db):
     proc = run_areev("cat", "/memories/a", "--db", db, "--ns", "a\nb")
     assert proc.returncode == 2
     assert proc.stderr == ("areev: --ns: invalid namespace name 'a\\nb': "
-                           "use 1-64 characters from A-Z a-z 0-9 . _ -\n")
+                           "use 1-64 characters from A-Z a-z 0-9 . _ -; run with --help\n")
 
 
 @pytest.fixture
@@ -498,7 +523,7 @@ def test_a_store_path_longer_than_sqlite_opens_is_a_usage_error(run_areev, tmp_p
     proc = run_areev("memtool", create_one, "--db", str(longer))
     assert (proc.returncode, proc.stderr) == (
         2, f"areev: cannot open store {longer}: the path is 505 bytes long as an absolute "
-           f"path; SQLite opens at most 504\n")
+           f"path; SQLite opens at most 504; run with --help\n")
     # Relative to a deep working directory, the absolute length counts.
     proc = run_areev("log", "--db", longer.name, cwd=deep)
     assert proc.returncode == 2 and "505 bytes long" in proc.stderr
@@ -557,7 +582,7 @@ def test_a_store_path_is_measured_as_sqlite_resolves_it(run_areev, tmp_path):
     proc = run_areev("memtool", view, "--db", "../x.db", cwd=deeper)
     assert (proc.returncode, proc.stderr) == (
         2, "areev: cannot open store ../x.db: the working directory is 517 bytes long; SQLite "
-           "opens a relative path only from one of at most 504: give an absolute path\n")
+           "opens a relative path only from one of at most 504: give an absolute path; run with --help\n")
     dots = "./" * 300 + "dots.db"
     assert run_areev("memtool", view, "--db", dots, cwd=tmp_path).returncode == 0
     link = tmp_path / "short"

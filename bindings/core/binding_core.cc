@@ -50,7 +50,10 @@ std::unique_ptr<Handle> Handle::Open(const std::string& path, std::string_view n
   auto store = grainstore::Store::Open(path, options);
   if (!store.has_value()) {
     Fail(store.error(), error);
-    if (error->kind != ErrorKind::kInvalid) error->kind = ErrorKind::kStore;
+    if (error->kind != ErrorKind::kInvalid) {
+      error->kind = ErrorKind::kStore;
+      error->message = "cannot open store " + path + ": " + error->message;
+    }
     return nullptr;
   }
   auto ns_id = (*store)->Namespace(ns);
