@@ -36,7 +36,10 @@ int ExitCodeFor(const grainstore::Status& status) {
 int Fail(int code, std::string_view message) {
   // One line whatever the message quotes (a name with a newline in it).
   // stderr may be closed or full; the exit code still says what happened.
-  const std::string line = fmt::format("areev: {}\n", CellText(message));
+  // A usage error points at the help, unless it already names it.
+  const bool add_help = code == kExitUsage && message.find("--help") == std::string_view::npos;
+  const std::string line =
+      fmt::format("areev: {}{}\n", CellText(message), add_help ? "; run with --help" : "");
   (void)std::fwrite(line.data(), 1, line.size(), stderr);
   (void)std::fflush(stderr);
   return code;
@@ -100,7 +103,7 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
 bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code) {
   auto parsed = grainstore::ParseMemoryPath(raw);
   if (!parsed.has_value()) {
-    *exit_code = Fail(kExitUsage, parsed.error().message());
+    *exit_code = Fail(kExitUsage, fmt::format("path: {}", parsed.error().message()));
     return false;
   }
   *key = parsed->key;

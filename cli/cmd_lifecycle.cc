@@ -104,7 +104,7 @@ void AddLifecycleCommands(CLI::App& app, const GlobalOptions& global,
   auto l = std::make_shared<LogArgs>();
   CLI::App* log = app.add_subcommand(
       "log", "Print the op-log (every add, supersede, rename, delete, ...)");
-  log->add_option("--after", l->after, "Only entries with seq > SEQ")
+  log->add_option("--after", l->after, "Only entries after sequence number N (seq > N)")
       ->transform(DecimalIn(0, kMaxCount));
   log->add_option("--limit", l->limit, "At most N entries (0: all)")
       ->transform(DecimalIn(0, kMaxCount));

@@ -266,7 +266,7 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
       ->capture_default_str()
       ->check(NotBlank());
   h->chain_opt = history->add_option(
-      "--chain", h->chain, "This chain (an older file deleted at the same path; see the note)")
+      "--chain", h->chain, "This chain: another file that lived at the path (history's \"# other files at this path\" line lists their ids)")
       ->transform(DecimalIn(1, kMaxChainId));
   history->add_flag("--all", h->all, "Include transient (coalesced) versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   CLI::App app{"areev: a versioned memory store for Anthropic's memory tool",
                "areev"};
   app.require_subcommand(1);
+  app.footer("areev --version prints the version. --db, --ns and --durable may also follow "
+             "the subcommand. Exit codes and details: docs/cli.md");
   app.fallthrough();  // --db/--ns/--durable may follow the subcommand
   CLI::Option* db = app.add_option("--db", global.db,
                                    "Store file (default: $AREEV_DB, else ./agent.db)")
@@ -39,6 +41,11 @@ int main(int argc, char** argv) {
   cli::AddLifecycleCommands(app, global, &commands);
   cli::AddFactCommands(app, global, &commands);
   cli::AddMountCommands(app, global, &commands);
+  for (const cli::Command& command : commands) {
+    if (command.app->get_name() == "umount") continue;  // uses no store
+    command.app->footer("Also: --db FILE (default $AREEV_DB, else ./agent.db), --ns NAME "
+                        "(default: default), --durable; see areev --help and docs/cli.md");
+  }
 
   try {
     app.parse(argc, argv);
@@ -49,10 +56,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
-      return cli::Fail(cli::kExitUsage,
-                       "unknown command '" + rest.front() + "'; run with --help");
+      if (rest.front() == "--version") {
+        return cli::Fail(cli::kExitUsage, "--version takes no other arguments");
+      }
+      return cli::Fail(cli::kExitUsage, "unknown command '" + rest.front() + "'");
     }
-    return cli::Fail(cli::kExitUsage, std::string(e.what()) + "; run with --help");
+    return cli::Fail(cli::kExitUsage, e.what());
   }
   // CLI11 skips an empty variable; a script that meant to name a store would
   // then write to ./agent.db wherever it runs.
@@ -61,11 +70,11 @@ int main(int argc, char** argv) {
       uses_store && db->count() == 0 && env != nullptr && *env == 0) {
     return cli::Fail(cli::kExitUsage,
                      "AREEV_DB is set but empty: set it to a store file, or unset it for "
-                     "./agent.db; run with --help");
+                     "./agent.db");
   }
   global.ns_given = ns->count() > 0;
   for (const auto& command : commands) {
     if (command.app->parsed()) return command.run();
   }
-  return cli::Fail(cli::kExitUsage, "no subcommand given; run with --help");
+  return cli::Fail(cli::kExitUsage, "no subcommand given");
 }

@@ -116,6 +116,7 @@ def test_names_that_are_not_utf8_are_usage_errors(run_areev, db):
         args[flag] = "bad\udcff"
         proc = run_areev("add", *[x for kv in args.items() for x in kv], "--db", db)
         assert (proc.returncode, proc.stderr) == (
-            2, "areev: add: a fact's subject, relation and object must be UTF-8 text\n"), flag
+            2, "areev: add: a fact's subject, relation and object must be UTF-8 text; "
+               "run with --help\n"), flag
     assert recall(run_areev, db, "--subject", "s", "--all") == []  # nothing was stored
     assert add(run_areev, db, "--subject", "caf\u00e9", "--relation", "r", "--object", "\u00fc")
