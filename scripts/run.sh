@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh release
+scripts/build.sh release areev  # the CLI only: tests, benchmarks and bindings are not needed
 mnt=${1:-$PWD/memories}
 db=${2:-${AREEV_DB:-$PWD/agent.db}}
 mkdir -p "$mnt"
