@@ -252,6 +252,11 @@ int RunMount(const MountOptions& given) {
         options.mountpoint, options.mountpoint);
     return 1;
   }
+  if (stat_err == ENOTCONN) {
+    Log(LogLevel::kError, "cannot mount on {}: a mount whose daemon is gone is still there; "
+        "remove it first (areev umount {})", options.mountpoint, options.mountpoint);
+    return 1;
+  }
   if (stat_err != 0) {
     Log(LogLevel::kError, "cannot mount on {}: {}", options.mountpoint, std::strerror(stat_err));
     return 1;

@@ -1,11 +1,15 @@
 """`areev mount` / `areev umount` end to end on a real FUSE mount."""
+import errno
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 
 import pytest
+
+from mount_util import wait_for
 
 pytestmark = [
     pytest.mark.uses_fuse,
@@ -223,3 +227,58 @@ def test_mount_refuses_a_mountpoint_over_its_own_store(run_areev, tmp_path):
         assert "lies under it" in proc.stderr
         assert not os.path.ismount(str(mountpoint))
     assert run_areev("cat", "/memories/a.md", "--db", str(db), timeout=20).stdout == "a\n"
+
+
+def _helpers_of(mountpoint):
+    """Pids of fusermount3 processes serving `mountpoint` (auto_unmount)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")[:-1]
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"fusermount3") and argv[-1] == os.fsencode(mountpoint):
+            pids.append(int(entry))
+    return pids
+
+
+def test_mount_over_a_dead_mount_says_how_to_clear_it(areev_bin, run_areev, db, tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    proc = subprocess.Popen([str(areev_bin), "mount", str(mnt), "--db", db, "-f"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        # Waited for in the mount table, not by a stat: the kernel then has
+        # no attributes of the root cached, and asks the (dead) daemon.
+        deadline = time.monotonic() + 10
+        while f" {mnt} " not in open("/proc/self/mountinfo").read():
+            assert time.monotonic() < deadline and proc.poll() is None, "mount did not come up"
+            time.sleep(0.05)
+        # The helper that would clean up goes first, then the daemon: the
+        # mount stays behind, dead, as after a kill of the whole group.
+        helpers = wait_for(lambda: _helpers_of(mnt), timeout=5.0)
+        assert helpers
+        for pid in helpers:
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.2)
+        proc.kill()
+        proc.wait()
+        with pytest.raises(OSError) as dead:
+            os.stat(mnt)
+        assert dead.value.errno == errno.ENOTCONN
+        again = run_areev("mount", str(mnt), "--db", db, timeout=20)
+        assert (again.returncode, again.stderr) == (
+            1, f"areev mount: ERROR: cannot mount on {mnt}: a mount whose daemon is gone is "
+               f"still there; remove it first (areev umount {mnt})\n")
+        assert run_areev("umount", str(mnt), timeout=20).returncode == 0
+        assert run_areev("mount", str(mnt), "--db", db, timeout=20).returncode == 0
+        assert os.path.ismount(mnt)
+        assert run_areev("umount", str(mnt), timeout=20).returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True)
