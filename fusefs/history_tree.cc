@@ -8,6 +8,7 @@
 #include "grainstore/path.h"
 #include "history_names.h"
 #include "log.h"
+#include "ops.h"
 
 namespace fusefs {
 
@@ -225,9 +226,9 @@ int HistoryTree::ReadBody(fuse_ino_t ino, std::string* body) {
   if (node.kind != Kind::kVersion) return EISDIR;
   auto read = store_->ReadVersion(ns_, node.key, node.version.grain_id);
   if (!read) {
-    Log(LogLevel::kWarning, "reading version {} of {}: {}", node.version.seq, node.key,
-        read.error().ToString());
-    return StatusToErrno(read.error());
+    // A version purged since its name was looked up is ENOENT, which any
+    // caller may meet; FailureErrno logs only failures of the store.
+    return FailureErrno("reading a version", read.error());
   }
   *body = std::move(read).value();
   return 0;

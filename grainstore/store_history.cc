@@ -276,6 +276,9 @@ Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {
   static constexpr char kDeleted[] =
       "SELECT id FROM chains WHERE ns_id = ?1 AND subject = ?2 AND relation = ?3 AND state = 2 "
       "AND (?4 = 0 OR id = ?4) ORDER BY deleted_ns DESC, id DESC LIMIT 1";
+  static constexpr char kPurgedHere[] =
+      "SELECT 1 FROM chains WHERE ns_id = ?1 AND subject = ?2 AND relation = ?3 AND state = 3 "
+      "AND (?4 = 0 OR id = ?4)";
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
@@ -291,6 +294,20 @@ Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {
     StepResult r = st->Step();
     if (r == StepResult::kError) return st->status();
     if (r == StepResult::kDone) {
+      // A purged file is named as such: its tombstone is there, its bodies are not.
+      auto purged = s.db.Prepare(kPurgedHere);
+      if (!purged) return purged.error();
+      purged->BindInt64(1, ns);
+      purged->BindText(2, key);
+      purged->BindText(3, kMemoryFileRelation);
+      purged->BindInt64(4, static_cast<std::int64_t>(wanted));
+      const StepResult p = purged->Step();
+      if (p == StepResult::kError) return purged->status();
+      if (p == StepResult::kRow) {
+        return Status::NotFound(fmt::format(
+            "the deleted file at {} was purged: its versions are erased and cannot be restored",
+            key));
+      }
       if (wanted != 0) {
         return Status::NotFound(fmt::format("chain {} is not a deleted file at {}", wanted, key));
       }

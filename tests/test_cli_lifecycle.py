@@ -75,7 +75,10 @@ def test_purge_erases_bodies_for_good(run_areev, db, tmp_path):
     assert proc.stdout == "purged /memories/secret.md\n"
     gone = run_areev("cat", "/memories/secret.md", "--version", "1", "--db", db)
     assert gone.returncode == 1 and gone.stdout == ""
-    assert run_areev("restore", "/memories/secret.md", "--db", db).returncode == 1
+    refused = run_areev("restore", "/memories/secret.md", "--db", db)
+    assert (refused.returncode, refused.stderr) == (
+        1, "areev: restore /memories/secret.md: the deleted file at /memories/secret.md was "
+           "purged: its versions are erased and cannot be restored\n")
     hist = versions(run_areev, db, "/memories/secret.md")
     assert hist and all(v["purged"] for v in hist)
     assert {v["chain_state"] for v in hist} == {"purged"}

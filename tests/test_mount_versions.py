@@ -328,6 +328,26 @@ def test_history_of_directories_and_deleted_files(mnt):
     assert (mnt.path / ".history" / "gone.md" / sorted(gone)[-1]).read_text() == "bye"
 
 
+def test_purge_erases_history_versions_but_not_an_open_one(mnt):
+    (mnt.path / "secret.md").write_text("first secret\n")
+    (mnt.path / "secret.md").write_text("second secret\n")
+    hist = mnt.path / ".history" / "secret.md"
+    first, second = sorted(os.listdir(hist))
+    assert (hist / second).read_text() == "second secret\n"  # its name is looked up
+    held = open(hist / first)
+    try:
+        os.unlink(mnt.path / "secret.md")
+        assert areev(mnt.db, "purge", "/memories/secret.md").stdout == "purged /memories/secret.md\n"
+        assert held.read() == "first secret\n"  # read whole at open, as documented
+        with pytest.raises(FileNotFoundError):
+            (hist / second).read_text()
+        assert wait_for(lambda: history_dir(mnt.path, "secret.md") == [], timeout=2.0)
+    finally:
+        held.close()
+    # Meeting a purged version is an application's business, not the daemon's.
+    assert "secret.md" not in mnt.log()
+
+
 def test_history_sees_new_versions_quickly(mnt):
     p = mnt.path / "live.md"
     p.write_text("1")
