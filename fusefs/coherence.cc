@@ -140,6 +140,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     if (inode->handles > 0 && !inode->loaded && inode->info.kind == NodeKind::kFile) {
       LoadDeletedLocked(*inode);
     }
+    inode->name_stale = !inode->unlinked;
     inode->unlinked = true;
     if (inode->handles == 0) {
       inode->loaded = false;
@@ -148,6 +149,10 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     }
   } else {
     std::lock_guard<std::mutex> lock(inode->mu);
+    if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
+      inode->name_stale = true;
+      inode->info.key = node->key;
+    }
     if (!inode->dirty) {
       if (node) inode->info = *node;
       inode->loaded = false;

@@ -42,6 +42,10 @@ class Coherence {
   // connection has committed since the last check it takes no lock at all
   // (Store::CommitFingerprint), so parallel lookups do not queue on it.
   bool CatchUp();
+  // Loads the last version of a file another process deleted, for the
+  // handles open on it, or opened on it since through a descriptor that
+  // outlived its name (the inode's mutex held).
+  void LoadDeletedLocked(Inode& inode);
 
  private:
   struct Notice {
@@ -56,9 +60,6 @@ class Coherence {
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
-  // Loads the last version of a file another process deleted, for the
-  // handles still open on it (the inode's mutex held).
-  void LoadDeletedLocked(Inode& inode);
   void SendNotices();
 
   Filesystem* fs_;

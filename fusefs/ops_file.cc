@@ -148,20 +148,28 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep = false;
     bool is_dir;
-    bool gone = false;
+    bool stale = false;
     fi->fh = fs.NewHandle();
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
-      // Deleted by another process while the kernel still held the name (the
-      // poller drops it within its interval): ESTALE makes the kernel walk the
-      // path again with a fresh lookup, which finds the name gone (ENOENT, or
-      // a new file for O_CREAT) or naming the file created there since. A
-      // handle still open keeps the deleted file readable by its own fd.
-      gone = inode->unlinked && inode->handles == 0;
-      if (!is_dir && !gone) keep = OpenLocked(*inode, fi);
+      // Deleted or moved away by another process while the kernel may still
+      // hold the old name (the poller drops it within its interval): the
+      // first open after that is answered ESTALE, on which the kernel walks
+      // the path once more with a fresh lookup. By the old name that finds
+      // the name gone (ENOENT, or a new file for O_CREAT) or the file made
+      // there since; a path that still leads here (the new name, or
+      // /proc/self/fd/N of an O_PATH descriptor) opens it on that retry.
+      stale = !is_dir && inode->name_stale;
+      inode->name_stale = false;
+      if (!is_dir && !stale) {
+        // Reached after another process deleted it (an O_PATH descriptor's
+        // /proc link): it reads its last version, as open handles do.
+        if (inode->unlinked && !inode->loaded) fs.coherence().LoadDeletedLocked(*inode);
+        keep = OpenLocked(*inode, fi);
+      }
     }
-    if (gone) return (void)fuse_reply_err(req, ESTALE);
+    if (stale) return (void)fuse_reply_err(req, ESTALE);
     if (is_dir) return (void)fuse_reply_err(req, EISDIR);
     if (!keep) {
       // Another process changed the file: drop the kernel's cached size and

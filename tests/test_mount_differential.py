@@ -104,6 +104,20 @@ def _rdonly_trunc(r):
     return seen, _readback(f"{r}/g")
 
 
+def _opath_reopen_unlinked(r):
+    # An O_PATH descriptor reaches a file after its unlink, through /proc.
+    fd = os.open(f"{r}/g", os.O_PATH)
+    try:
+        os.unlink(f"{r}/g")
+        again = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY)
+        try:
+            return os.read(again, 10)
+        finally:
+            os.close(again)
+    finally:
+        os.close(fd)
+
+
 def _listing(r):
     return sorted(os.listdir(r)), sorted(os.listdir(f"{r}/d"))
 
@@ -145,6 +159,7 @@ OPS = {
     "symlink": _symlink,
     "symlink_exists": lambda r: os.symlink("x", f"{r}/g"),
     "unlink_open_file": _unlink_then_fstat,
+    "opath_reopen_unlinked": _opath_reopen_unlinked,
     "readlink_file": lambda r: os.readlink(f"{r}/g"),
     "name_too_long": lambda r: open(f"{r}/" + "n" * 256, "w"),
     "hard_link": lambda r: os.link(f"{r}/g", f"{r}/h"),

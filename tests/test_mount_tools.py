@@ -8,6 +8,7 @@ import pytest
 
 from mount_util import *  # noqa: F401,F403
 from mount_util import GIT_ENV, areev, history, memtool, wait_for
+from test_bindings_common import import_areev
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -137,6 +138,70 @@ def test_open_right_after_another_process_deletes_never_reaches_the_deleted_file
         out = areev(mnt.db, "memtool", "--batch", input=batch).stdout.splitlines()
         assert [json.loads(line)["is_error"] for line in out] == [False, False], out
         assert (mnt.path / f"n{i}.md").read_text() == "new\n"
+
+
+@pytest.fixture
+def agent(mnt):
+    """Memory-tool commands from this process through the Python binding: a
+    writer other than the mount, fast enough to act inside the poller's
+    interval (the CLI's start-up alone can outlast it)."""
+    m = import_areev().Areev(str(mnt.db), ns="default")
+
+    def run(command):
+        return m.memory_tool(json.dumps(command))
+    yield run
+    m.close()
+
+
+def test_open_right_after_another_process_moves_a_file_away_finds_the_new_one(mnt, agent):
+    # Another process renames f away and makes a new f; an append through f
+    # at once goes to the new file, as on a local disk, not the moved one.
+    for i in range(5):
+        old, new = f"/memories/f{i}.md", f"/memories/g{i}.md"
+        agent({"command": "create", "path": old, "file_text": "old\n"})
+        time.sleep(0.25)  # the poller's notices for the create are out: the name stays cached
+        assert (mnt.path / f"f{i}.md").read_text() == "old\n"
+        agent({"command": "rename", "old_path": old, "new_path": new})
+        agent({"command": "create", "path": old, "file_text": "new\n"})
+        with open(mnt.path / f"f{i}.md", "a") as f:
+            f.write("appended\n")
+        assert areev(mnt.db, "cat", old).stdout == "new\nappended\n"
+        assert areev(mnt.db, "cat", new).stdout == "old\n"
+
+
+def test_a_file_held_open_while_another_process_replaces_it(mnt, agent):
+    # A handle open on the old file keeps reading it; an open by the name,
+    # right after another process deleted and re-created it, gets the new one.
+    for i in range(5):
+        p = mnt.path / f"h{i}.md"
+        agent({"command": "create", "path": f"/memories/h{i}.md", "file_text": "old\n"})
+        time.sleep(0.25)  # as above
+        with open(p) as held:
+            assert held.read() == "old\n"
+            agent({"command": "delete", "path": f"/memories/h{i}.md"})
+            agent({"command": "create", "path": f"/memories/h{i}.md", "file_text": "new\n"})
+            with open(p, "a") as f:
+                f.write("appended\n")
+            held.seek(0)
+            assert held.read() == "old\n"
+        assert areev(mnt.db, "cat", f"/memories/h{i}.md").stdout == "new\nappended\n"
+
+
+def test_opath_descriptor_reopens_a_file_another_process_deleted(mnt, agent):
+    p = mnt.path / "kept.md"
+    p.write_text("kept\n")
+    fd = os.open(p, os.O_PATH)
+    try:
+        agent({"command": "delete", "path": "/memories/kept.md"})
+        again = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY)
+        try:
+            assert os.read(again, 100) == b"kept\n"
+        finally:
+            os.close(again)
+        with pytest.raises(FileNotFoundError):
+            p.read_text()
+    finally:
+        os.close(fd)
 
 
 def test_open_right_after_another_process_makes_a_name_looked_up_before(mnt):
