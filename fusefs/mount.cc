@@ -68,7 +68,9 @@ int OpenStore(const MountOptions& options, OpenedStore* out) {
   store_options.durability = options.durability;
   auto store = grainstore::Store::Open(options.db_path, store_options);
   if (!store) {
-    Log(LogLevel::kError, "cannot open store: {}", store.error().ToString());
+    const grainstore::Status& error = store.error();
+    Log(LogLevel::kError, "cannot open store {}: {}", options.db_path,
+        error.message().empty() ? error.ToString() : error.message());
     return 1;
   }
   auto ns = (*store)->Namespace(options.ns);
@@ -260,6 +262,12 @@ int RunMount(const MountOptions& given) {
   if (stat_err != 0) {
     Log(LogLevel::kError, "cannot mount on {}: {}", options.mountpoint, std::strerror(stat_err));
     return 1;
+  }
+  // fusermount3 mounts on no symlink: a link to a directory means that
+  // directory, as `cd` would take it.
+  if (std::error_code ec; std::filesystem::is_symlink(options.mountpoint, ec)) {
+    std::filesystem::path real = std::filesystem::canonical(options.mountpoint, ec);
+    if (!ec) options.mountpoint = real.string();
   }
   // Two mounts started at once on one mountpoint: the second waits here
   // until the first is mounted, then finds it below.

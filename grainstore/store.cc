@@ -2,6 +2,7 @@
 #include "grainstore/store.h"
 
 #include <sodium.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,12 +111,15 @@ Status ExplainOpenError(const std::string& path, Status status) {
     return same_code("not an areev store: the file is not a SQLite database");
   }
   if (message.find("open database file") == std::string::npos) return status;
-  std::error_code ec;
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  if (!fs::exists(dir, ec)) return same_code(fmt::format("no such directory: {}", dir.string()));
-  if (!fs::is_directory(dir, ec)) return same_code(fmt::format("not a directory: {}", dir.string()));
-  if (!fs::exists(path, ec) && ::access(dir.c_str(), W_OK) != 0) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) return same_code(fmt::format("no such directory: {}", dir.string()));
+    return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) return same_code(fmt::format("not a directory: {}", dir.string()));
+  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT && ::access(dir.c_str(), W_OK) != 0) {
     return same_code(
         fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
   }

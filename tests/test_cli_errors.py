@@ -81,7 +81,8 @@ def test_open_failures_say_what_is_wrong_with_the_path(run_areev, tmp_path):
 
 def test_usage_errors_end_with_the_help_hint(run_areev, db):
     for args in (["history", "--db", db], ["cat", "prefs.md", "--db", db],
-                 ["--version", "--db", db], ["frobnicate"], []):
+                 ["--version", "--db", db], ["frobnicate"], [],
+                 ["cat", "/memories/a.md", "--help-me", "--db", db]):
         proc = run_areev(*args)
         assert proc.returncode == 2, (args, proc.stderr)
         assert proc.stderr.startswith("areev: ") and proc.stderr.endswith(
@@ -369,6 +370,18 @@ def test_a_reader_of_another_users_store_leaves_nothing_that_blocks_its_owner(as
     # Its owner still writes it, and then reads it back.
     assert run(owner, "memtool", create("/memories/b.md", "b\n")).returncode == 0
     assert run(owner, "cat", "/memories/b.md").stdout == "b\n"
+
+
+def test_a_store_behind_a_directory_the_user_cannot_enter_says_so(as_nobody, run_areev):
+    shared, nobody = as_nobody
+    (shared / "priv" / "sub").mkdir(parents=True)
+    db = shared / "priv" / "sub" / "agent.db"
+    assert run_areev("add", "--subject", "s", "--relation", "r", "--db", str(db)).returncode == 0
+    (shared / "priv").chmod(0o700)
+    proc = subprocess.run(nobody + ["add", "--subject", "s", "--relation", "r", "--db", str(db)],
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (
+        3, f"areev: cannot open store {db}: cannot reach {db.parent}: Permission denied\n")
 
 
 def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nobody, run_areev):

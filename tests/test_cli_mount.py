@@ -150,6 +150,13 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     assert (on_file.returncode, on_file.stderr) == (
         1, f"areev mount: ERROR: cannot mount on {tmp_path}/plain: Not a directory\n")
     assert not fresh.exists()  # refused before any store was made
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database" * 100)
+    (tmp_path / "mp").mkdir()
+    not_store = run_areev("mount", str(tmp_path / "mp"), "--db", str(junk), "-f")
+    assert (not_store.returncode, not_store.stderr) == (
+        1, f"areev mount: ERROR: cannot open store {junk}: not an areev store: the file is not "
+           f"a SQLite database\n")
     assert run_areev("umount").returncode == 2
     started = time.monotonic()
     proc = run_areev("umount", str(tmp_path))
@@ -282,3 +289,18 @@ def test_mount_over_a_dead_mount_says_how_to_clear_it(areev_bin, run_areev, db, 
             proc.kill()
             proc.wait()
         subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True)
+
+
+def test_mount_on_a_symlink_mounts_the_directory_it_names(run_areev, db, tmp_path):
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to("real")
+    try:
+        assert run_areev("mount", str(link), "--db", db, timeout=20).returncode == 0
+        assert os.path.ismount(tmp_path / "real")
+        (link / "a.md").write_text("through the link\n")
+        assert run_areev("cat", "/memories/a.md", "--db", db).stdout == "through the link\n"
+        assert run_areev("umount", str(link), timeout=20).returncode == 0
+        assert not os.path.ismount(tmp_path / "real")
+    finally:
+        force_unmount(str(tmp_path / "real"))
