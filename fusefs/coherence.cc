@@ -140,7 +140,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     if (inode->handles > 0 && !inode->loaded && inode->info.kind == NodeKind::kFile) {
       LoadDeletedLocked(*inode);
     }
-    inode->name_stale = !inode->unlinked;
+    if (!inode->unlinked) inode->name_stale_until_ns = NowNs() + kStaleNameNs;
     inode->unlinked = true;
     if (inode->handles == 0) {
       inode->loaded = false;
@@ -150,7 +150,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
   } else {
     std::lock_guard<std::mutex> lock(inode->mu);
     if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
-      inode->name_stale = true;
+      inode->name_stale_until_ns = NowNs() + kStaleNameNs;
       inode->info.key = node->key;
     }
     if (!inode->dirty) {

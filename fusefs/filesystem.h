@@ -34,6 +34,11 @@ inline constexpr double kEntryTimeout = 300.0;
 // poller's invalidation arrives: a missing name is asked for every time, as
 // `passthrough_ll` asks.
 inline constexpr double kNegativeEntryTimeout = 0.0;
+// How long after another process deleted or moved a file an open that
+// reaches it by inode is sent back to look its name up again (ESTALE): ten
+// of the coherence poller's intervals, by which it has told the kernel to
+// drop the old name. A lookup that finds the file by a name ends it early.
+inline constexpr std::int64_t kStaleNameNs = 1'000'000'000;
 
 // Clean bodies kept loaded after a file's last release, so an
 // open-append-close loop does not read the body back from the store at every

@@ -104,9 +104,10 @@ struct Inode {
   }
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open
-  // Deleted, or moved to another path, by another process: the kernel may
-  // still reach it through a name that no longer leads to it (see OpOpen).
-  bool name_stale = false;
+  // Until then (NowNs), opens are answered ESTALE: another process deleted
+  // the file or moved it to another path, and the kernel may still reach it
+  // through a name that no longer leads to it (see OpOpen, kStaleNameNs).
+  std::int64_t name_stale_until_ns = 0;
   int writers = 0;            // open handles with write access
   int handles = 0;            // open handles (the inode lives while > 0)
 

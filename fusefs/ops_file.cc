@@ -154,14 +154,14 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
       // Deleted or moved away by another process while the kernel may still
-      // hold the old name (the poller drops it within its interval): the
-      // first open after that is answered ESTALE, on which the kernel walks
-      // the path once more with a fresh lookup. By the old name that finds
-      // the name gone (ENOENT, or a new file for O_CREAT) or the file made
-      // there since; a path that still leads here (the new name, or
-      // /proc/self/fd/N of an O_PATH descriptor) opens it on that retry.
-      stale = !is_dir && inode->name_stale;
-      inode->name_stale = false;
+      // hold the old name (the poller drops it within its interval): opens
+      // are answered ESTALE, on which the kernel walks the path once more
+      // with a fresh lookup. By the old name that finds the name gone
+      // (ENOENT, or a new file for O_CREAT) or the file made there since;
+      // by a name that leads here, the lookup (OpLookup) ends the window and
+      // the retry opens it. Every open in flight on the old name is sent
+      // back alike, however many arrive.
+      stale = !is_dir && NowNs() < inode->name_stale_until_ns;
       if (!is_dir && !stale) {
         // Reached after another process deleted it (an O_PATH descriptor's
         // /proc link): it reads its last version, as open handles do.
@@ -196,12 +196,18 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     Status loaded;
-    {
-      std::lock_guard<std::mutex> lock(inode->mu);
-      loaded = fs.LoadLocked(*inode);
-      if (loaded.ok() && static_cast<std::size_t>(off) < inode->data.size()) {
-        chunk = inode->data.substr(off, size);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      {
+        std::lock_guard<std::mutex> lock(inode->mu);
+        loaded = fs.LoadLocked(*inode);
+        if (loaded.ok() && static_cast<std::size_t>(off) < inode->data.size()) {
+          chunk = inode->data.substr(off, size);
+        }
       }
+      // Deleted by another process before this handle read anything: once
+      // the deletion is caught up, the handle reads the file's last version.
+      if (!loaded.IsNotFound() || attempt == 1) break;
+      fs.coherence().CatchUp();
     }
     if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("read", loaded));
     fuse_reply_buf(req, chunk.data(), chunk.size());

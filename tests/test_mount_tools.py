@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import threading
 import time
 
 import pytest
@@ -187,12 +188,60 @@ def test_a_file_held_open_while_another_process_replaces_it(mnt, agent):
         assert areev(mnt.db, "cat", f"/memories/h{i}.md").stdout == "new\nappended\n"
 
 
+@pytest.mark.parametrize("change", ["delete", "move"])
+def test_opens_racing_on_a_name_another_process_just_replaced(mnt, agent, change):
+    # Several opens of the old name in flight at once: every append lands in
+    # the file now at that name, none in the deleted or the moved one.
+    threads = 4
+    for i in range(5):
+        key = f"/memories/race{i}.md"
+        agent({"command": "create", "path": key, "file_text": "old\n"})
+        time.sleep(0.25)  # the poller's notices for the create are out: the name stays cached
+        assert (mnt.path / f"race{i}.md").read_text() == "old\n"
+        if change == "delete":
+            agent({"command": "delete", "path": key})
+        else:
+            agent({"command": "rename", "old_path": key, "new_path": f"/memories/moved{i}.md"})
+        agent({"command": "create", "path": key, "file_text": "new\n"})
+        barrier = threading.Barrier(threads)
+
+        def append(k, p=mnt.path / f"race{i}.md"):
+            barrier.wait()
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+            os.write(fd, f"T{k}\n".encode())
+            os.close(fd)
+        workers = [threading.Thread(target=append, args=(k,)) for k in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        lines = areev(mnt.db, "cat", key).stdout.splitlines()
+        assert lines[0] == "new" and sorted(lines[1:]) == [f"T{k}" for k in range(threads)], lines
+        if change == "move":
+            assert areev(mnt.db, "cat", f"/memories/moved{i}.md").stdout == "old\n"
+
+
+def test_a_handle_reads_a_file_another_process_deleted_before_its_first_read(mnt, agent):
+    for i in range(5):
+        agent({"command": "create", "path": f"/memories/gone{i}.md", "file_text": "last words\n"})
+        time.sleep(0.25)
+        fd = os.open(mnt.path / f"gone{i}.md", os.O_RDONLY)
+        try:
+            agent({"command": "delete", "path": f"/memories/gone{i}.md"})
+            assert os.read(fd, 100) == b"last words\n"
+        finally:
+            os.close(fd)
+
+
 def test_opath_descriptor_reopens_a_file_another_process_deleted(mnt, agent):
     p = mnt.path / "kept.md"
     p.write_text("kept\n")
     fd = os.open(p, os.O_PATH)
     try:
         agent({"command": "delete", "path": "/memories/kept.md"})
+        # A path with no name to look up again is sent back (ESTALE) only
+        # while the kernel may still hold the old name: a second at most.
+        time.sleep(1.2)
         again = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY)
         try:
             assert os.read(again, 100) == b"kept\n"
