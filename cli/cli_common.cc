@@ -37,9 +37,7 @@ int Fail(int code, std::string_view message) {
   // One line whatever the message quotes (a name with a newline in it).
   // stderr may be closed or full; the exit code still says what happened.
   // A usage error points at the help, unless it already names it.
-  const bool add_help = code == kExitUsage &&
-                        message.find("run with --help") == std::string_view::npos &&
-                        message.find("see areev") == std::string_view::npos;
+  const bool add_help = code == kExitUsage && !message.ends_with("--help");
   const std::string line =
       fmt::format("areev: {}{}\n", CellText(message), add_help ? "; run with --help" : "");
   (void)std::fwrite(line.data(), 1, line.size(), stderr);

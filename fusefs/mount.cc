@@ -249,6 +249,11 @@ int RunMount(const MountOptions& given) {
   const int stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
                        : S_ISDIR(st.st_mode)                       ? 0
                                                                    : ENOTDIR;
+  if (struct stat link{}; stat_err == ENOENT && lstat(options.mountpoint.c_str(), &link) == 0) {
+    Log(LogLevel::kError, "cannot mount on {}: it is a symlink to a directory that does not exist",
+        options.mountpoint);
+    return 1;
+  }
   if (stat_err == ENOENT) {
     Log(LogLevel::kError, "cannot mount on {}: no such directory (create it first: mkdir -p {})",
         options.mountpoint, options.mountpoint);
@@ -263,9 +268,10 @@ int RunMount(const MountOptions& given) {
     Log(LogLevel::kError, "cannot mount on {}: {}", options.mountpoint, std::strerror(stat_err));
     return 1;
   }
-  // fusermount3 mounts on no symlink: a link to a directory means that
-  // directory, as `cd` would take it.
-  if (std::error_code ec; std::filesystem::is_symlink(options.mountpoint, ec)) {
+  // fusermount3 mounts on no symlink: a link to a directory (`link` or, as
+  // completion writes it, `link/`) means that directory, as `cd` takes it.
+  {
+    std::error_code ec;
     std::filesystem::path real = std::filesystem::canonical(options.mountpoint, ec);
     if (!ec) options.mountpoint = real.string();
   }

@@ -119,9 +119,14 @@ Status ExplainOpenError(const std::string& path, Status status) {
     return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(errno)));
   }
   if (!S_ISDIR(st.st_mode)) return same_code(fmt::format("not a directory: {}", dir.string()));
-  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT && ::access(dir.c_str(), W_OK) != 0) {
-    return same_code(
-        fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
+  if (::access(path.c_str(), F_OK) != 0) {
+    if (errno == EACCES) {  // the directory exists but may not be searched
+      return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(errno)));
+    }
+    if (errno == ENOENT && ::access(dir.c_str(), W_OK) != 0) {
+      return same_code(
+          fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
+    }
   }
   if (::access(path.c_str(), R_OK) != 0) {
     return same_code(fmt::format("cannot read the file: {}", std::strerror(errno)));

@@ -382,6 +382,12 @@ def test_a_store_behind_a_directory_the_user_cannot_enter_says_so(as_nobody, run
                           capture_output=True, text=True)
     assert (proc.returncode, proc.stderr) == (
         3, f"areev: cannot open store {db}: cannot reach {db.parent}: Permission denied\n")
+    beside = shared / "priv" / "b.db"  # a new store right in the closed directory
+    proc = subprocess.run(nobody + ["memtool", create("/memories/a", "a"), "--db", str(beside)],
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (
+        3, f"areev: cannot open store {beside}: cannot reach {beside.parent}: "
+           f"Permission denied\n")
 
 
 def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nobody, run_areev):

@@ -302,5 +302,14 @@ def test_mount_on_a_symlink_mounts_the_directory_it_names(run_areev, db, tmp_pat
         assert run_areev("cat", "/memories/a.md", "--db", db).stdout == "through the link\n"
         assert run_areev("umount", str(link), timeout=20).returncode == 0
         assert not os.path.ismount(tmp_path / "real")
+        # As shell completion writes it.
+        assert run_areev("mount", f"{link}/", "--db", db, timeout=20).returncode == 0
+        assert os.path.ismount(tmp_path / "real")
+        assert run_areev("umount", f"{link}/", timeout=20).returncode == 0
+        (tmp_path / "dangling").symlink_to("nowhere")
+        proc = run_areev("mount", str(tmp_path / "dangling"), "--db", db, timeout=20)
+        assert (proc.returncode, proc.stderr) == (
+            1, f"areev mount: ERROR: cannot mount on {tmp_path}/dangling: it is a symlink to a "
+               f"directory that does not exist\n")
     finally:
         force_unmount(str(tmp_path / "real"))
