@@ -19,6 +19,7 @@
 
 #include "grainstore/store.h"
 #include "inode_table.h"
+#include "sent_back.h"
 
 namespace fusefs {
 
@@ -133,6 +134,8 @@ class Filesystem {
   void DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err);
   // A new nonzero id for an open regular file's fuse_file_info::fh.
   std::uint64_t NewHandle() { return next_handle_.fetch_add(1, std::memory_order_relaxed); }
+  // Threads sent back by opens of files other processes deleted or moved.
+  SentBack& sent_back() { return sent_back_; }
   // Called after the last handle of a file was released (its mutex not held):
   // keeps its clean body loaded for the next open, dropping the bodies of the
   // files released longest ago beyond kKeptBodies and kKeptBytes. `bytes`:
@@ -165,6 +168,7 @@ class Filesystem {
   std::string db_path_;
   std::atomic<bool> writeback_{false};
   std::atomic<std::uint64_t> next_handle_{1};
+  SentBack sent_back_{kStaleNameNs};
   bool want_writeback_ = false;
   InodeTable inodes_;
   std::unique_ptr<HistoryTree> history_;

@@ -152,12 +152,6 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
       return (void)fuse_reply_err(req, err);
     }
     fs.MakeEntry(*node, &e);
-    // The kernel now reaches this file by a name that leads to it: an open
-    // that follows (a retry after ESTALE) is not sent back again.
-    if (auto inode = fs.inodes().Find(node->id)) {
-      std::lock_guard<std::mutex> lock(inode->mu);
-      inode->name_stale_until_ns = 0;
-    }
     fuse_reply_entry(req, &e);
   });
 }

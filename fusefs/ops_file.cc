@@ -154,14 +154,16 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
       // Deleted or moved away by another process while the kernel may still
-      // hold the old name (the poller drops it within its interval): opens
-      // are answered ESTALE, on which the kernel walks the path once more
-      // with a fresh lookup. By the old name that finds the name gone
-      // (ENOENT, or a new file for O_CREAT) or the file made there since;
-      // by a name that leads here, the lookup (OpLookup) ends the window and
-      // the retry opens it. Every open in flight on the old name is sent
-      // back alike, however many arrive.
-      stale = !is_dir && NowNs() < inode->name_stale_until_ns;
+      // hold the old name (the poller drops it within its interval): an open
+      // is answered ESTALE, on which the kernel walks the path once more,
+      // looking every name up afresh. By the old name that finds the name
+      // gone (ENOENT, or a new file for O_CREAT) or the file made there
+      // since; by a path that still leads here, the retried open is let in
+      // (SentBack: each thread is sent back once per file).
+      const std::int64_t now = NowNs();
+      if (!is_dir && now < inode->name_stale_until_ns) {
+        stale = !fs.sent_back().Admit(fuse_req_ctx(req)->pid, fs.FromFuse(ino), now);
+      }
       if (!is_dir && !stale) {
         // Reached after another process deleted it (an O_PATH descriptor's
         // /proc link): it reads its last version, as open handles do.
