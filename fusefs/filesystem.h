@@ -40,6 +40,9 @@ inline constexpr double kNegativeEntryTimeout = 0.0;
 // of the coherence poller's intervals, by which it has told the kernel to
 // drop the old name. A lookup that finds the file by a name ends it early.
 inline constexpr std::int64_t kStaleNameNs = 1'000'000'000;
+// How long a thread sent back holds the pass its retry uses (SentBack): the
+// kernel retries at once; the bound keeps a pass no retry used from lasting.
+inline constexpr std::int64_t kSentBackPassNs = 100'000'000;
 
 // Clean bodies kept loaded after a file's last release, so an
 // open-append-close loop does not read the body back from the store at every
@@ -168,7 +171,7 @@ class Filesystem {
   std::string db_path_;
   std::atomic<bool> writeback_{false};
   std::atomic<std::uint64_t> next_handle_{1};
-  SentBack sent_back_{kStaleNameNs};
+  SentBack sent_back_{kSentBackPassNs};
   bool want_writeback_ = false;
   InodeTable inodes_;
   std::unique_ptr<HistoryTree> history_;

@@ -142,6 +142,7 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     auto node = fs.store().Lookup(fs.FromFuse(parent), n);
     if (!node) {
       if (node.error().IsNotFound()) {
+        fs.sent_back().Looked(fuse_req_ctx(req)->pid, parent, n, false);
         e.ino = 0;  // a negative entry, checked again at the next lookup
         e.entry_timeout = kNegativeEntryTimeout;
         return (void)fuse_reply_entry(req, &e);
@@ -152,6 +153,7 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
       return (void)fuse_reply_err(req, err);
     }
     fs.MakeEntry(*node, &e);
+    fs.sent_back().Looked(fuse_req_ctx(req)->pid, parent, n, true);
     fuse_reply_entry(req, &e);
   });
 }

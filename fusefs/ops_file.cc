@@ -102,6 +102,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
               fuse_file_info* fi) {
   Guarded(req, "create", [&] {
     Filesystem& fs = Fs(req);
+    fs.sent_back().UseUp(fuse_req_ctx(req)->pid);  // a retry that ends in a create
     if (int err = fs.CheckNewName(parent, name, "create")) return (void)fuse_reply_err(req, err);
     const fuse_ctx* ctx = fuse_req_ctx(req);
     grainstore::NewNode spec;
@@ -158,11 +159,14 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       // is answered ESTALE, on which the kernel walks the path once more,
       // looking every name up afresh. By the old name that finds the name
       // gone (ENOENT, or a new file for O_CREAT) or the file made there
-      // since; by a path that still leads here, the retried open is let in
-      // (SentBack: each thread is sent back once per file).
+      // since; the retried open is let in, whichever file it reaches
+      // (SentBack: a thread is sent back once per retry).
       const std::int64_t now = NowNs();
+      const std::int64_t tid = fuse_req_ctx(req)->pid;
       if (!is_dir && now < inode->name_stale_until_ns) {
-        stale = !fs.sent_back().Admit(fuse_req_ctx(req)->pid, fs.FromFuse(ino), now);
+        stale = !fs.sent_back().Admit(tid, now);
+      } else {
+        fs.sent_back().UseUp(tid);
       }
       if (!is_dir && !stale) {
         // Reached after another process deleted it (an O_PATH descriptor's

@@ -4,18 +4,41 @@
 
 namespace fusefs {
 
-bool SentBack::Admit(std::int64_t tid, grainstore::NodeId node, std::int64_t now_ns) {
+bool SentBack::Admit(std::int64_t tid, std::int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::erase_if(records_, [&](const Record& r) { return now_ns - r.at_ns >= window_ns_; });
-  auto it = std::find_if(records_.begin(), records_.end(),
-                         [&](const Record& r) { return r.tid == tid && r.node == node; });
-  if (it != records_.end()) {
-    records_.erase(it);
-    return true;
+  std::erase_if(passes_, [&](const Pass& p) { return now_ns - p.at_ns >= window_ns_; });
+  auto it = std::find_if(passes_.begin(), passes_.end(),
+                         [&](const Pass& p) { return p.tid == tid; });
+  if (it != passes_.end()) {
+    const bool in_force = it->in_force;
+    passes_.erase(it);
+    if (in_force) return true;
   }
-  if (records_.size() >= kMaxRecords) records_.erase(records_.begin());
-  records_.push_back({tid, node, now_ns});
+  if (passes_.size() >= kMaxPasses) passes_.erase(passes_.begin());
+  passes_.push_back({tid, now_ns});
   return false;
+}
+
+void SentBack::Looked(std::int64_t tid, std::uint64_t parent, std::string_view name,
+                      bool found) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (passes_.empty()) return;
+  for (Pass& p : passes_) {
+    if (p.tid != tid) continue;
+    if (!found && p.in_force) {
+      p.in_force = false;
+      p.missed_parent = parent;
+      p.missed_name = name;
+    } else if (found && !p.in_force && p.missed_parent == parent && p.missed_name == name) {
+      p.in_force = true;  // the kernel dropped the name and found it again
+    }
+  }
+}
+
+void SentBack::UseUp(std::int64_t tid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (passes_.empty()) return;
+  std::erase_if(passes_, [&](const Pass& p) { return p.tid == tid; });
 }
 
 }  // namespace fusefs

@@ -3,44 +3,56 @@
 //
 // The kernel retries an open that got ESTALE once, looking every name of the
 // path up afresh. The daemon cannot tell which name an open came by: the old
-// one, which no longer leads to the file (the retry then finds the name gone
-// or another file there), or one that still does (its new name, or a path
-// with no name at all, such as /proc/self/fd/N). Each thread is therefore
-// sent back once per file, and its next open of that file within the window
-// is let in: that open comes from the retry, or from a fresh walk of a path
-// that still leads to the file.
+// one, which no longer leads to the file, or one that still does (a new
+// name, or a path with no name at all, such as /proc/self/fd/N). A thread
+// sent back holds a pass that its retry uses: the retry's open is let in
+// whichever file it reaches (the file the path leads to now, which may
+// itself have been moved or deleted a moment ago: the kernel would not retry
+// a second time). A lookup by the thread that finds nothing sets the pass
+// aside (the retry ends in ENOENT), unless the kernel, having dropped the
+// name, looks the same name up again and finds a file; an open of a file
+// nobody changed, or a create, uses the pass up. So no later open by some
+// other stale name gets in with it.
 #ifndef FUSEFS_SENT_BACK_H_
 #define FUSEFS_SENT_BACK_H_
 
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <vector>
-
-#include "grainstore/types.h"
 
 namespace fusefs {
 
 class SentBack {
  public:
-  // `window_ns`: how long a thread's retry is let in after it was sent back.
+  // `window_ns`: how long a pass lasts; the kernel retries at once.
   explicit SentBack(std::int64_t window_ns) : window_ns_(window_ns) {}
 
-  // Whether thread `tid`'s open of `node` at `now_ns` is let in (it was sent
-  // back from `node` within the window: the record is used up). Otherwise
-  // records it as sent back and returns false. Thread-safe.
-  bool Admit(std::int64_t tid, grainstore::NodeId node, std::int64_t now_ns);
+  // For an open by thread `tid` at `now_ns` of a file another process has
+  // just deleted or moved: true (the pass is used up) when the thread holds
+  // a pass in force; otherwise gives it a new one and returns false (send
+  // it back).
+  bool Admit(std::int64_t tid, std::int64_t now_ns);
+  // A lookup by `tid` of `name` in directory `parent` found nothing (true)
+  // or a file (false).
+  void Looked(std::int64_t tid, std::uint64_t parent, std::string_view name, bool found);
+  // Uses up `tid`'s pass, if any. Cheap when no pass is held.
+  void UseUp(std::int64_t tid);
 
-  static constexpr std::size_t kMaxRecords = 256;
+  static constexpr std::size_t kMaxPasses = 256;
 
  private:
-  struct Record {
+  struct Pass {
     std::int64_t tid;
-    grainstore::NodeId node;
     std::int64_t at_ns;
+    bool in_force = true;
+    std::uint64_t missed_parent = 0;  // set aside by a lookup of this name
+    std::string missed_name;
   };
   const std::int64_t window_ns_;
   std::mutex mu_;
-  std::vector<Record> records_;  // oldest first
+  std::vector<Pass> passes_;  // oldest first
 };
 
 }  // namespace fusefs

@@ -7,29 +7,53 @@ namespace {
 
 TEST(SentBackTest, EachThreadIsSentBackOnceAndItsRetryLetIn) {
   SentBack sent(1000);
-  EXPECT_FALSE(sent.Admit(7, 2, 0));    // sent back
-  EXPECT_FALSE(sent.Admit(8, 2, 10));   // another thread, in flight at once: sent back too
-  EXPECT_TRUE(sent.Admit(7, 2, 20));    // 7's retry
-  EXPECT_FALSE(sent.Admit(7, 2, 30));   // used up: a later open is sent back again
-  EXPECT_TRUE(sent.Admit(8, 2, 40));
+  EXPECT_FALSE(sent.Admit(7, 0));    // sent back
+  EXPECT_FALSE(sent.Admit(8, 10));   // another thread, in flight at once: sent back too
+  EXPECT_TRUE(sent.Admit(7, 20));    // 7's retry, whichever file it reaches
+  EXPECT_FALSE(sent.Admit(7, 30));   // used up: a later open is sent back again
+  EXPECT_TRUE(sent.Admit(8, 40));
 }
 
-TEST(SentBackTest, ARecordIsForOneFileAndLastsTheWindow) {
+TEST(SentBackTest, ARetryThatEndsElsewhereUsesThePassUp) {
   SentBack sent(1000);
-  EXPECT_FALSE(sent.Admit(7, 2, 0));
-  EXPECT_FALSE(sent.Admit(7, 3, 5));     // another file: its own record
-  EXPECT_TRUE(sent.Admit(7, 3, 900));    // within 3's window
-  EXPECT_FALSE(sent.Admit(7, 2, 1000));  // the record of 2 has expired: sent back anew
-  EXPECT_TRUE(sent.Admit(7, 2, 1500));
+  EXPECT_FALSE(sent.Admit(7, 0));
+  sent.UseUp(7);                     // its retry opened a file nobody changed
+  EXPECT_FALSE(sent.Admit(7, 10));   // a later open by a stale name is sent back
+  sent.UseUp(9);                     // no pass: nothing happens
+  EXPECT_TRUE(sent.Admit(7, 20));
 }
 
-TEST(SentBackTest, RecordsAreBounded) {
+TEST(SentBackTest, ARetryThatFindsNothingSetsThePassAside) {
+  SentBack sent(1000);
+  EXPECT_FALSE(sent.Admit(7, 0));
+  sent.Looked(7, 1, "dir", true);    // the retry's walk finds the directory...
+  sent.Looked(7, 5, "f.md", false);  // ...and no f.md: ENOENT
+  sent.Looked(7, 1, "g.md", true);   // the thread looks up another name
+  EXPECT_FALSE(sent.Admit(7, 10));   // an open by some other stale name: sent back
+}
+
+TEST(SentBackTest, TheSameNameFoundAgainRestoresThePass) {
+  SentBack sent(1000);
+  EXPECT_FALSE(sent.Admit(7, 0));
+  sent.Looked(7, 5, "f.md", false);  // revalidation finds nothing; the kernel drops
+  sent.Looked(7, 5, "f.md", true);   // the name, looks it up again and finds a file
+  EXPECT_TRUE(sent.Admit(7, 10));
+}
+
+TEST(SentBackTest, APassLastsTheWindow) {
+  SentBack sent(1000);
+  EXPECT_FALSE(sent.Admit(7, 0));
+  EXPECT_FALSE(sent.Admit(7, 1000));  // expired: sent back anew
+  EXPECT_TRUE(sent.Admit(7, 1500));
+}
+
+TEST(SentBackTest, PassesAreBounded) {
   SentBack sent(1'000'000);
-  for (std::int64_t tid = 0; tid < static_cast<std::int64_t>(SentBack::kMaxRecords) + 1; ++tid) {
-    EXPECT_FALSE(sent.Admit(tid, 2, tid));
+  for (std::int64_t tid = 0; tid < static_cast<std::int64_t>(SentBack::kMaxPasses) + 1; ++tid) {
+    EXPECT_FALSE(sent.Admit(tid, tid));
   }
-  EXPECT_FALSE(sent.Admit(0, 2, 1000));  // the oldest record was dropped
-  EXPECT_TRUE(sent.Admit(2, 2, 1001));   // younger ones are kept
+  EXPECT_FALSE(sent.Admit(0, 1000));  // the oldest pass was dropped
+  EXPECT_TRUE(sent.Admit(2, 1001));   // younger ones are kept
 }
 
 }  // namespace

@@ -188,6 +188,42 @@ def test_a_moved_file_looked_up_by_its_new_name_is_not_reached_by_its_old(mnt, a
         assert (mnt.path / f"n{i}.md").read_text() == "old\n"  # by its new name, at once
 
 
+def test_replaced_by_a_file_held_open_under_another_name(mnt, agent):
+    # Another process deletes f and renames t (which a reader holds open)
+    # onto it: both files changed; an open of f reads t's bytes.
+    for i in range(5):
+        agent({"command": "create", "path": f"/memories/f{i}.md", "file_text": "OLD\n"})
+        agent({"command": "create", "path": f"/memories/t{i}.md", "file_text": "NEW\n"})
+        time.sleep(0.25)
+        assert (mnt.path / f"f{i}.md").read_text() == "OLD\n"
+        held = os.open(mnt.path / f"t{i}.md", os.O_RDONLY)
+        try:
+            agent({"command": "delete", "path": f"/memories/f{i}.md"})
+            agent({"command": "rename", "old_path": f"/memories/t{i}.md",
+                   "new_path": f"/memories/f{i}.md"})
+            assert (mnt.path / f"f{i}.md").read_text() == "NEW\n"
+        finally:
+            os.close(held)
+
+
+def test_a_retry_that_found_nothing_lets_no_other_stale_name_in(mnt, agent):
+    for i in range(5):
+        f, g, h = (f"/memories/{x}{i}.md" for x in "fgh")
+        agent({"command": "create", "path": f, "file_text": "old\n"})
+        time.sleep(0.25)
+        assert (mnt.path / f"f{i}.md").read_text() == "old\n"
+        agent({"command": "rename", "old_path": f, "new_path": g})
+        with pytest.raises(FileNotFoundError):
+            (mnt.path / f"f{i}.md").read_text()
+        os.stat(mnt.path / f"g{i}.md")
+        agent({"command": "rename", "old_path": g, "new_path": h})
+        agent({"command": "create", "path": g, "file_text": "NEWG\n"})
+        with open(mnt.path / f"g{i}.md", "a") as out:
+            out.write("X\n")
+        assert areev(mnt.db, "cat", g).stdout == "NEWG\nX\n"
+        assert areev(mnt.db, "cat", h).stdout == "old\n"
+
+
 def test_a_file_held_open_while_another_process_replaces_it(mnt, agent):
     # A handle open on the old file keeps reading it; an open by the name,
     # right after another process deleted and re-created it, gets the new one.
