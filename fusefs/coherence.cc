@@ -9,6 +9,13 @@
 #include "log.h"
 
 namespace fusefs {
+namespace {
+
+// Sends opens that reach `inode` back to look its name up again for a while
+// (OpOpen): another process deleted it or moved it away.
+void MarkNameStale(Inode& inode) { inode.name_stale_until_ns = NowNs() + kStaleNameNs; }
+
+}  // namespace
 
 using grainstore::NodeKind;
 using grainstore::Status;
@@ -140,7 +147,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     if (inode->handles > 0 && !inode->loaded && inode->info.kind == NodeKind::kFile) {
       LoadDeletedLocked(*inode);
     }
-    if (!inode->unlinked) inode->name_stale_until_ns = NowNs() + kStaleNameNs;
+    if (!inode->unlinked) MarkNameStale(*inode);
     inode->unlinked = true;
     if (inode->handles == 0) {
       inode->loaded = false;
@@ -150,7 +157,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
   } else {
     std::lock_guard<std::mutex> lock(inode->mu);
     if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
-      inode->name_stale_until_ns = NowNs() + kStaleNameNs;
+      MarkNameStale(*inode);
       inode->info.key = node->key;
     }
     if (!inode->dirty) {

@@ -154,14 +154,21 @@ def agent(mnt):
     m.close()
 
 
+def create_cached(mnt, agent, name, text):
+    """Creates /memories/NAME through the binding, waits until the poller's
+    notices for the create are out, and reads it through the mount, so that
+    the kernel holds the name cached when the test's change comes."""
+    agent({"command": "create", "path": f"/memories/{name}", "file_text": text})
+    time.sleep(0.25)
+    assert (mnt.path / name).read_text() == text
+
+
 def test_open_right_after_another_process_moves_a_file_away_finds_the_new_one(mnt, agent):
     # Another process renames f away and makes a new f; an append through f
     # at once goes to the new file, as on a local disk, not the moved one.
     for i in range(5):
         old, new = f"/memories/f{i}.md", f"/memories/g{i}.md"
-        agent({"command": "create", "path": old, "file_text": "old\n"})
-        time.sleep(0.25)  # the poller's notices for the create are out: the name stays cached
-        assert (mnt.path / f"f{i}.md").read_text() == "old\n"
+        create_cached(mnt, agent, f"f{i}.md", "old\n")
         agent({"command": "rename", "old_path": old, "new_path": new})
         agent({"command": "create", "path": old, "file_text": "new\n"})
         with open(mnt.path / f"f{i}.md", "a") as f:
@@ -175,9 +182,7 @@ def test_a_moved_file_looked_up_by_its_new_name_is_not_reached_by_its_old(mnt, a
     # kernel still holds the old name until the poller drops it.
     for i in range(10):
         old, new = f"/memories/o{i}.md", f"/memories/n{i}.md"
-        agent({"command": "create", "path": old, "file_text": "old\n"})
-        time.sleep(0.25)  # the poller's notices for the create are out: the name stays cached
-        assert (mnt.path / f"o{i}.md").read_text() == "old\n"
+        create_cached(mnt, agent, f"o{i}.md", "old\n")
         agent({"command": "rename", "old_path": old, "new_path": new})
         os.stat(mnt.path / f"n{i}.md")
         fd = os.open(mnt.path / f"o{i}.md", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -192,10 +197,8 @@ def test_replaced_by_a_file_held_open_under_another_name(mnt, agent):
     # Another process deletes f and renames t (which a reader holds open)
     # onto it: both files changed; an open of f reads t's bytes.
     for i in range(5):
-        agent({"command": "create", "path": f"/memories/f{i}.md", "file_text": "OLD\n"})
         agent({"command": "create", "path": f"/memories/t{i}.md", "file_text": "NEW\n"})
-        time.sleep(0.25)
-        assert (mnt.path / f"f{i}.md").read_text() == "OLD\n"
+        create_cached(mnt, agent, f"f{i}.md", "OLD\n")
         held = os.open(mnt.path / f"t{i}.md", os.O_RDONLY)
         try:
             agent({"command": "delete", "path": f"/memories/f{i}.md"})
@@ -209,9 +212,7 @@ def test_replaced_by_a_file_held_open_under_another_name(mnt, agent):
 def test_a_retry_that_found_nothing_lets_no_other_stale_name_in(mnt, agent):
     for i in range(5):
         f, g, h = (f"/memories/{x}{i}.md" for x in "fgh")
-        agent({"command": "create", "path": f, "file_text": "old\n"})
-        time.sleep(0.25)
-        assert (mnt.path / f"f{i}.md").read_text() == "old\n"
+        create_cached(mnt, agent, f"f{i}.md", "old\n")
         agent({"command": "rename", "old_path": f, "new_path": g})
         with pytest.raises(FileNotFoundError):
             (mnt.path / f"f{i}.md").read_text()
@@ -230,7 +231,7 @@ def test_a_file_held_open_while_another_process_replaces_it(mnt, agent):
     for i in range(5):
         p = mnt.path / f"h{i}.md"
         agent({"command": "create", "path": f"/memories/h{i}.md", "file_text": "old\n"})
-        time.sleep(0.25)  # as above
+        time.sleep(0.25)  # the poller's notices for the create are out
         with open(p) as held:
             assert held.read() == "old\n"
             agent({"command": "delete", "path": f"/memories/h{i}.md"})
@@ -249,9 +250,7 @@ def test_opens_racing_on_a_name_another_process_just_replaced(mnt, agent, change
     threads = 4
     for i in range(5):
         key = f"/memories/race{i}.md"
-        agent({"command": "create", "path": key, "file_text": "old\n"})
-        time.sleep(0.25)  # the poller's notices for the create are out: the name stays cached
-        assert (mnt.path / f"race{i}.md").read_text() == "old\n"
+        create_cached(mnt, agent, f"race{i}.md", "old\n")
         if change == "delete":
             agent({"command": "delete", "path": key})
         else:
