@@ -81,6 +81,12 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
 
 bool OpenSession(const GlobalOptions& global, Access access, Session* session,
                  int* exit_code) {
+  // A bad name is a usage error, found before the store is opened, so that
+  // it creates no store file.
+  if (auto valid = grainstore::Store::CheckNamespaceName(global.ns); !valid.ok()) {
+    *exit_code = ReportError("--ns", valid);
+    return false;
+  }
   if (!OpenStore(global, access, session, exit_code)) return false;
   auto ns = access == Access::kWrite ? session->store->Namespace(global.ns)
                                      : session->store->FindNamespace(global.ns);
@@ -89,10 +95,7 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
       *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}",
                                                  global.ns, global.db));
     } else {
-      // An invalid name's message names it; other failures are the store's.
-      const bool bad_name = ns.error().code() == grainstore::StatusCode::kInvalidArgument;
-      *exit_code = ReportError(bad_name ? std::string("--ns") : fmt::format("namespace {}", global.ns),
-                               ns.error());
+      *exit_code = ReportError(fmt::format("namespace {}", global.ns), ns.error());
     }
     return false;
   }

@@ -22,6 +22,10 @@ struct AddArgs {
 int RunAdd(const GlobalOptions& global, AddArgs args) {
   args.input.type =
       args.event ? grainstore::GrainType::kEvent : grainstore::GrainType::kFact;
+  // Refused input opens (and creates) nothing.
+  if (auto valid = grainstore::Store::CheckFact(args.input); !valid.ok()) {
+    return ReportError("add", valid);
+  }
   Session s;
   int code = kExitOk;
   if (!OpenSession(global, Access::kWrite, &s, &code)) return code;

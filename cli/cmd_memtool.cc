@@ -55,7 +55,9 @@ void LogDetail(const memtool::ToolResult& result) {
 int RunBatch(memtool::MemoryTool& tool) {
   std::ios::sync_with_stdio(false);  // stdin is only read through std::cin
   std::string line;
-  while (std::getline(std::cin, line)) {
+  for (;;) {
+    errno = 0;  // what a failed read leaves is its reason
+    if (!std::getline(std::cin, line)) break;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const memtool::ToolResult result = tool.Execute(line);
@@ -64,15 +66,19 @@ int RunBatch(memtool::MemoryTool& tool) {
     if (out.empty() || out.back() != '\n') out.push_back('\n');
     if (Emit(out) != kExitOk) return kExitFailed;
   }
-  if (std::cin.bad()) return Fail(kExitFailed, "reading stdin failed");
+  if (std::cin.bad()) {
+    return Fail(kExitFailed,
+                fmt::format("reading stdin failed: {}", std::strerror(errno ? errno : EIO)));
+  }
   return kExitOk;
 }
 
 int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
-  if (args.batch == args.json_given) {
-    return Fail(kExitUsage,
-                "memtool: give one JSON command (or - for stdin), or --batch; "
-                "see areev memtool --help");
+  if (args.batch && args.json_given) {
+    return Fail(kExitUsage, "memtool: give a JSON command or --batch, not both");
+  }
+  if (!args.batch && !args.json_given) {
+    return Fail(kExitUsage, "memtool: give one JSON command (or - for stdin), or --batch");
   }
   std::string command = args.json;
   if (!args.batch && command == "-") {

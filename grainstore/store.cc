@@ -205,6 +205,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
 
 std::uint64_t Store::origin() const { return impl_->origin; }
 
+Status Store::CheckNamespaceName(std::string_view name) {
+  if (ValidNsName(name)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "invalid namespace name '{}': use 1-64 characters from A-Z a-z 0-9 . _ -", name));
+}
+
 Result<NsId> StoreImpl::ResolveNs(std::string_view name, bool create) {
   static constexpr char kFind[] = "SELECT id, root_id FROM namespaces WHERE name = ?";
   static constexpr char kInsert[] =
@@ -216,10 +222,7 @@ Result<NsId> StoreImpl::ResolveNs(std::string_view name, bool create) {
   static constexpr char kSetRoot[] = "UPDATE namespaces SET root_id = ? WHERE id = ?";
   auto cached = ns_ids.find(std::string(name));
   if (cached != ns_ids.end()) return cached->second;
-  if (!ValidNsName(name)) {
-    return Status::InvalidArgument(fmt::format(
-        "invalid namespace name '{}': use 1-64 characters from A-Z a-z 0-9 . _ -", name));
-  }
+  GRAINSTORE_RETURN_IF_ERROR(Store::CheckNamespaceName(name));
   auto lookup = [&]() -> Result<std::optional<std::pair<NsId, NodeId>>> {
     auto st = db.Prepare(kFind);
     if (!st) return st.error();

@@ -17,7 +17,7 @@ bool IsBlank(std::string_view s) {
 
 }  // namespace
 
-Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
+Status Store::CheckFact(const FactInput& in) {
   if (IsBlank(in.subject) || IsBlank(in.relation)) {
     return Status::InvalidArgument("a fact needs a subject and a relation (not blank)");
   }
@@ -29,7 +29,11 @@ Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
   if (in.relation == kMemoryFileRelation) {
     return Status::InvalidArgument("memory_file grains are written through the memory tool");
   }
-  GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(in.context.size()));
+  return CheckBodySize(in.context.size());
+}
+
+Result<Fact> Store::AddFact(NsId ns, const FactInput& in) {
+  GRAINSTORE_RETURN_IF_ERROR(CheckFact(in));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);

@@ -503,3 +503,10 @@ def test_a_typed_version_number_never_names_a_grain_id_prefix(areev, mem):
     assert mem.read(p, digits).startswith("body ")  # a string may be a prefix
     with pytest.raises(areev.NotFoundError, match="has no version 18446744073709551616$"):
         mem.read(p, 2**64)
+
+
+def test_a_bad_namespace_is_refused_before_any_store_is_made(areev, tmp_path):
+    db = tmp_path / "new.db"
+    with pytest.raises(ValueError, match="invalid namespace name 'bad ns'"):
+        areev.Areev(str(db), ns="bad ns")
+    assert list(tmp_path.iterdir()) == []

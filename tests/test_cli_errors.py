@@ -173,6 +173,42 @@ def test_db_path_is_a_directory(run_areev, tmp_path):
     assert proc.returncode == 3 and "cannot open store" in proc.stderr
 
 
+def test_usage_errors_of_writing_commands_create_and_change_nothing(run_areev, tmp_path):
+    view = json.dumps({"command": "view", "path": "/memories"})
+    refused = [
+        (["--ns", "bad ns", "memtool", view], "areev: --ns: invalid namespace name 'bad ns'"),
+        (["add", "--subject", "a", "--relation", "r", "--ns", "bad ns"],
+         "areev: --ns: invalid namespace name 'bad ns'"),
+        (["add", "--subject", "a", "--relation", "memory_file"],
+         "areev: add: memory_file grains are written through the memory tool"),
+        (["add", "--subject", "a", "--relation", "r", "--object", "\udcff"],
+         "areev: add: a fact's subject, relation and object must be UTF-8 text"),
+        (["log", "--ns", "bad/ns"], "areev: --ns: invalid namespace name 'bad/ns'"),
+    ]
+    missing = tmp_path / "new.db"
+    for args, message in refused:
+        proc = run_areev(*args, "--db", str(missing))
+        assert proc.returncode == 2 and proc.stderr.startswith(message), (args, proc.stderr)
+    assert list(tmp_path.iterdir()) == []
+    # In an existing store, a refused add adds no namespace either.
+    store = tmp_path / "s.db"
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", str(store),
+                     "--ns", "other").returncode == 0
+    for args, _ in refused[1:4]:
+        assert run_areev(*args, "--db", str(store)).returncode == 2, args
+    proc = run_areev("log", "--db", str(store), "--ns", "default")
+    assert proc.returncode == 1 and "namespace default not found" in proc.stderr
+
+
+def test_memtool_says_which_of_its_inputs_is_wrong(run_areev, db):
+    proc = run_areev("memtool", "--db", db)
+    assert (proc.returncode, proc.stderr) == (2, "areev: memtool: give one JSON command (or - "
+                                                 "for stdin), or --batch; run with --help\n")
+    proc = run_areev("memtool", "{}", "--batch", "--db", db)
+    assert (proc.returncode, proc.stderr) == (
+        2, "areev: memtool: give a JSON command or --batch, not both; run with --help\n")
+
+
 def test_missing_namespace_for_reads_is_exit_1(run_areev, db):
     assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
     proc = run_areev("cat", "/memories/a", "--db", db, "--ns", "ghost")
@@ -508,6 +544,10 @@ def test_memtool_dash_reports_a_stdin_it_cannot_read(areev_bin, db, tmp_path):
                               capture_output=True, text=True)
         assert (proc.returncode, proc.stdout, proc.stderr) == (
             1, "", f"areev: reading stdin failed: {reason}\n"), redirect
+    proc = subprocess.run(["bash", "-c", f"{areev_bin} memtool --batch --db {db} < {tmp_path}"],
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "", "areev: reading stdin failed: Is a directory\n")
     proc = subprocess.run([areev_bin, "memtool", "-", "--db", db], capture_output=True, text=True,
                           input=create("/memories/piped", "from stdin"))
     assert (proc.returncode, proc.stdout) == (0, "File created successfully at: /memories/piped")

@@ -44,6 +44,11 @@ Handle::Handle(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
 std::unique_ptr<Handle> Handle::Open(const std::string& path, std::string_view ns,
                                      bool durable, BindingError* error) {
+  // A bad name is refused before the store is opened: it creates no file.
+  if (auto valid = grainstore::Store::CheckNamespaceName(ns); !valid.ok()) {
+    Fail(valid, error);
+    return nullptr;
+  }
   grainstore::Options options;
   options.durability =
       durable ? grainstore::Durability::kFull : grainstore::Durability::kNormal;

@@ -116,6 +116,9 @@ class Store {
   Result<NsId> Namespace(std::string_view name);
   // Like Namespace, but NotFound instead of creating.
   Result<NsId> FindNamespace(std::string_view name);
+  // InvalidArgument unless `name` is a valid namespace name; callers check
+  // it before opening (or creating) a store for it.
+  static Status CheckNamespaceName(std::string_view name);
   Result<std::vector<std::string>> ListNamespaces();
 
   // ---- Path level (memtool, CLI); keys are normalised "/memories/..." ------
@@ -257,9 +260,12 @@ class Store {
 
   // ---- Facts and events -------------------------------------------------
   // A fact supersedes the live fact chain with the same subject and relation;
-  // an event is a standalone grain. InvalidArgument (empty subject/relation,
-  // or relation memory_file).
+  // an event is a standalone grain. InvalidArgument (see CheckFact).
   Result<Fact> AddFact(NsId ns, const FactInput& input);
+  // What AddFact refuses without touching the store: InvalidArgument for a
+  // blank subject or relation, names or an object that are not UTF-8, the
+  // relation memory_file; TooLarge for a context over the body limit.
+  static Status CheckFact(const FactInput& input);
   // Live facts (and events) about subject, newest first; relation "" = any;
   // with include_history, superseded facts too.
   Result<std::vector<Fact>> Recall(NsId ns, std::string_view subject,
