@@ -76,9 +76,14 @@ ToolResult Dispatch(const internal::Target& target, const internal::JsonInput& i
     return Failure("Unknown command: " + command);
   }
 
-  // Required parameters, in the order of contract section 4.
+  // Required parameters, in the order of contract section 4. A path is
+  // validated as soon as it is found (section 11.3: "before anything
+  // else"), as the SDKs' handlers validate it before they read the rest.
   const std::string* path_raw = StringParam(doc, is_rename ? "old_path" : "path");
   if (path_raw == nullptr) return MissingParam(is_rename ? "old_path" : "path", command);
+  ToolResult error;
+  const std::optional<internal::PathArg> path = ParsePath(*path_raw, &error);
+  if (!path) return error;
   const std::string* second = nullptr;
   const json* insert_line = nullptr;
   if (command == "create") {
@@ -107,9 +112,6 @@ ToolResult Dispatch(const internal::Target& target, const internal::JsonInput& i
     }
   }
 
-  ToolResult error;
-  const std::optional<internal::PathArg> path = ParsePath(*path_raw, &error);
-  if (!path) return error;
   if (command == "view") return internal::View(target, *path, ParseViewRange(doc));
   if (command == "create") return internal::Create(target, *path, *second);
   if (command == "str_replace") return internal::StrReplace(target, *path, *second, new_str);

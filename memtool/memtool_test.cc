@@ -124,6 +124,34 @@ TEST_F(MemoryToolTest, DeepPathIsRejectedWithoutWriting) {
   EXPECT_EQ(ViewRoot(), kEmptyRoot);
 }
 
+// Path rules apply to each path argument before anything after it is read
+// (section 11.3), as in the SDKs' handlers; a path that is absent is still a
+// missing parameter (C21).
+TEST_F(MemoryToolTest, APathIsValidatedBeforeTheParametersAfterIt) {
+  const std::string outside = "Path must start with /memories, got: /outside";
+  const std::string escape = "Path /memories/../x would escape /memories directory";
+  EXPECT_EQ(tool_.Execute(R"({"command": "create", "path": "/outside"})").message, outside);
+  EXPECT_EQ(tool_.Execute(R"({"command": "str_replace", "path": "/outside", "new_str": 7})").message,
+            outside);
+  EXPECT_EQ(tool_.Execute(R"({"command": "insert", "path": "/memories/../x", "insert_line": "1"})")
+                .message,
+            escape);
+  EXPECT_EQ(tool_.Execute(R"({"command": "rename", "old_path": "/outside", "new_path": 5})").message,
+            outside);
+  EXPECT_EQ(tool_.Execute(R"({"command": "rename", "old_path": "/memories/a", "new_path": 5})")
+                .message,
+            "Parameter `new_path` is required for command: rename");
+  EXPECT_EQ(tool_.Execute(R"({"command": "rename", "old_path": "/memories/a", )"
+                          R"("new_path": "/memories/../x"})")
+                .message,
+            escape);
+  EXPECT_EQ(tool_.Execute(R"({"command": "create", "file_text": "x"})").message,
+            "Parameter `path` is required for command: create");
+  EXPECT_EQ(tool_.Execute(R"({"command": "create", "path": "/memories/a"})").message,
+            "Parameter `file_text` is required for command: create");
+  EXPECT_EQ(ViewRoot(), kEmptyRoot);
+}
+
 // JSON integers wider than 64 bits are still integers (C21): insert_line's
 // range error echoes them as written (C16) and view_range clamps them (C11).
 // Other number forms stay what they were: 1.0 is not an integer.
