@@ -4,6 +4,7 @@
 #ifndef FUSEFS_FILESYSTEM_H_
 #define FUSEFS_FILESYSTEM_H_
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <fuse_lowlevel.h>
@@ -135,8 +136,15 @@ class Filesystem {
   // (notify_inval_inode, after releasing the mutex) when the kernel may
   // hold the draft's size.
   void DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err);
-  // A new nonzero id for an open regular file's fuse_file_info::fh.
-  std::uint64_t NewHandle() { return next_handle_.fetch_add(1, std::memory_order_relaxed); }
+  // A new nonzero id for an open regular file's fuse_file_info::fh, opened
+  // with `open_flags`; an O_SYNC or O_DSYNC open's id says so (IsSyncHandle).
+  std::uint64_t NewHandle(int open_flags) {
+    const std::uint64_t id = next_handle_.fetch_add(1, std::memory_order_relaxed);
+    return (open_flags & O_DSYNC) != 0 ? id | kSyncHandleBit : id;
+  }
+  // Whether the handle was opened O_SYNC or O_DSYNC (O_SYNC includes the
+  // O_DSYNC bit): the kernel then sends an fsync after each of its writes.
+  static bool IsSyncHandle(std::uint64_t fh) { return (fh & kSyncHandleBit) != 0; }
   // Threads sent back by opens of files other processes deleted or moved.
   SentBack& sent_back() { return sent_back_; }
   // Called after the last handle of a file was released (its mutex not held):
@@ -170,6 +178,7 @@ class Filesystem {
   grainstore::NodeId root_ = 0;
   std::string db_path_;
   std::atomic<bool> writeback_{false};
+  static constexpr std::uint64_t kSyncHandleBit = std::uint64_t{1} << 63;
   std::atomic<std::uint64_t> next_handle_{1};
   SentBack sent_back_{kSentBackPassNs};
   bool want_writeback_ = false;

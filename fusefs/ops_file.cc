@@ -62,7 +62,7 @@ void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const cha
   fuse_entry_param e{};
   fs.MakeEntry(*node, &e);
   auto inode = fs.inodes().Find(node->id);
-  fi->fh = fs.NewHandle();
+  fi->fh = fs.NewHandle(fi->flags);
   bool keep;
   {
     std::lock_guard<std::mutex> lock(inode->mu);
@@ -125,7 +125,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
     fuse_entry_param e{};
     fs.MakeEntry(*node, &e);
     auto inode = fs.inodes().Find(node->id);
-    fi->fh = fs.NewHandle();
+    fi->fh = fs.NewHandle(fi->flags);
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       OpenLocked(*inode, fi);
@@ -150,7 +150,7 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     bool keep = false;
     bool is_dir;
     bool stale = false;
-    fi->fh = fs.NewHandle();
+    fi->fh = fs.NewHandle(fi->flags);
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
@@ -313,12 +313,16 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info* fi) {
     int failed = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      status = fs.SealLocked(*inode);
+      // The kernel sends an O_SYNC or O_DSYNC handle's writes each with an
+      // fsync: those are stored at once, but are saves of the open as its
+      // flushes are (coalesced), or every write(2) would be a version.
+      const bool per_write = Filesystem::IsSyncHandle(fi->fh);
+      status = per_write ? fs.SealLocked(*inode, fi->fh) : fs.SealLocked(*inode);
       owed = inode->TakeOwedError(fi->fh);
       if (status.ok()) {
         // The head is now a deliberate save, also when a flush sealed it
         // before and nothing was left to seal: no later save amends it.
-        inode->provisional_by = 0;
+        if (!per_write) inode->provisional_by = 0;
       } else {
         failed = FailureErrno("fsync", status);
         fs.DiscardDraftLocked(*inode, fi->fh, failed);

@@ -134,6 +134,34 @@ def test_separate_opens_and_fsync_are_saves_of_their_own(mnt):
     assert sizes == [(2, False), (4, False), (6, False), (8, False), (10, True), (12, False)]
 
 
+@pytest.mark.parametrize("flag", ["O_SYNC", "O_DSYNC"])
+def test_a_synchronous_writer_makes_one_visible_version_per_open(mnt, flag):
+    # The kernel follows each write of an O_SYNC/O_DSYNC handle with an
+    # fsync; each is stored at once, but they are saves of one open.
+    fd = os.open(mnt.path / "sync.log", os.O_CREAT | os.O_WRONLY | os.O_APPEND | getattr(os, flag),
+                 0o644)
+    for i in range(10):
+        os.write(fd, b"record %d\n" % i)
+        # Stored before the next write: the store has every record so far.
+        assert areev(mnt.db, "cat", "/memories/sync.log").stdout.endswith("record %d\n" % i)
+    os.close(fd)
+    every = [(v["size"], v["transient"]) for v in every_version(mnt, "sync.log")]
+    assert len(every) == 10 and all(t for _, t in every[:-1]) and every[-1] == (90, False), every
+    # dd's oflag=dsync makes the same kind of open.
+    subprocess.run(["dd", "if=/dev/zero", f"of={mnt.path / 'd.bin'}", "bs=1k", "count=20",
+                    "oflag=dsync", "status=none"], check=True)
+    assert [(v["size"], v["transient"]) for v in versions(mnt, "d.bin")] == [(20480, False)]
+    # An fsync of an ordinary handle stays a save of its own.
+    fd = os.open(mnt.path / "sync.log", os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"x\n")
+    os.fsync(fd)
+    os.write(fd, b"y\n")
+    os.fsync(fd)
+    os.close(fd)
+    assert [t for _, t in [(v["size"], v["transient"])
+                           for v in every_version(mnt, "sync.log")][-2:]] == [False, False]
+
+
 def test_a_writer_open_past_the_window_leaves_a_checkpoint(mnt):
     fd = os.open(mnt.path / "long.log", os.O_CREAT | os.O_WRONLY, 0o644)
     os.write(fd, b"one\n")
