@@ -151,7 +151,7 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
   bool ok = false;
   if (stat && stat->kind == NodeKind::kDirectory) {
     ok = true;
-  } else if (!stat || stat->kind == NodeKind::kFile) {
+  } else {  // nothing, a file, or a symlink made where a file was deleted
     auto versions = store_->History(ns_, child);
     ok = versions && !versions->empty();
   }

@@ -356,6 +356,18 @@ def test_history_of_directories_and_deleted_files(mnt):
     assert (mnt.path / ".history" / "gone.md" / sorted(gone)[-1]).read_text() == "bye"
 
 
+def test_history_of_a_deleted_file_where_a_symlink_now_lies(mnt):
+    # `ln -sf target f` (a temporary symlink renamed over f), stow, dotfile
+    # managers: the file's versions stay under .history/f.
+    (mnt.path / "f.md").write_text("x1\n")
+    (mnt.path / "f.md").write_text("x2\n")
+    os.unlink(mnt.path / "f.md")
+    os.symlink("other.md", mnt.path / "f.md")
+    names = history_dir(mnt.path, "f.md")
+    assert len(names) == 2, names
+    assert (mnt.path / ".history" / "f.md" / names[-1]).read_text() == "x2\n"
+
+
 def test_purge_erases_history_versions_but_not_an_open_one(mnt):
     (mnt.path / "secret.md").write_text("first secret\n")
     (mnt.path / "secret.md").write_text("second secret\n")
