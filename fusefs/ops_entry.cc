@@ -164,9 +164,11 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
                                            : grainstore::RenameMode::kReplace;
     auto versioning = fs.VersioningOfNewName(new_dir, newname);
-    auto hint = new_dir == dir && IsTempCopyOf(from, newname)
-                    ? grainstore::RenameHint::kTempCopy
-                    : grainstore::RenameHint::kThroughMount;
+    const bool temp_copy =
+        IsTempCopyOf(from, newname) &&
+        (new_dir == dir || IsTempCopyMove(fs.KeyOf(dir), from, fs.KeyOf(new_dir), newname));
+    auto hint = temp_copy ? grainstore::RenameHint::kTempCopy
+                          : grainstore::RenameHint::kThroughMount;
     auto node = fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning, hint);
     if (!node) return (void)fuse_reply_err(req, FailureErrno("rename", node.error()));
     if (replaced != 0 && replaced != moved) MarkUnlinked(fs, replaced);

@@ -89,20 +89,41 @@ std::string_view SqliteSidecarBase(std::string_view name) {
   return {};
 }
 
-bool IsInsideGitDir(std::string_view parent_key) {
+namespace {
+
+// Whether one of the '/'-separated segments of `key` is `segment`.
+bool HasSegment(std::string_view key, std::string_view segment) {
   std::size_t pos = 0;
-  while (pos <= parent_key.size()) {
-    std::size_t slash = parent_key.find('/', pos);
-    std::size_t end = slash == std::string_view::npos ? parent_key.size() : slash;
-    if (parent_key.substr(pos, end - pos) == ".git") return true;
+  while (pos <= key.size()) {
+    std::size_t slash = key.find('/', pos);
+    std::size_t end = slash == std::string_view::npos ? key.size() : slash;
+    if (key.substr(pos, end - pos) == segment) return true;
     if (slash == std::string_view::npos) break;
     pos = slash + 1;
   }
   return false;
 }
 
+}  // namespace
+
+bool IsInsideGitDir(std::string_view parent_key) { return HasSegment(parent_key, ".git"); }
+
+bool IsInsideRsyncDelayDir(std::string_view parent_key) {
+  return HasSegment(parent_key, kRsyncDelayDir);
+}
+
+bool IsTempCopyMove(std::string_view dir_key, std::string_view name, std::string_view new_dir_key,
+                    std::string_view new_name) {
+  if (!IsTempCopyOf(name, new_name)) return false;
+  if (new_dir_key == dir_key) return true;
+  return new_dir_key.size() == dir_key.size() + 1 + kRsyncDelayDir.size() &&
+         StartsWith(new_dir_key, dir_key) && new_dir_key[dir_key.size()] == '/' &&
+         EndsWith(new_dir_key, kRsyncDelayDir);
+}
+
 grainstore::Versioning VersioningFor(std::string_view parent_key, std::string_view name) {
-  if (name == ".git" || IsInsideGitDir(parent_key) || IsTempName(name)) {
+  if (name == ".git" || IsInsideGitDir(parent_key) || IsInsideRsyncDelayDir(parent_key) ||
+      IsTempName(name)) {
     return grainstore::Versioning::kUnversioned;
   }
   return grainstore::Versioning::kVersioned;

@@ -30,9 +30,23 @@ std::string_view SqliteSidecarBase(std::string_view name);
 // True when `parent_key` ("/memories/a/.git/refs") has a ".git" segment.
 bool IsInsideGitDir(std::string_view parent_key);
 
+// The directory `rsync --delay-updates` gathers a directory's new files in
+// (its default --partial-dir) before it renames them to their names.
+inline constexpr std::string_view kRsyncDelayDir = ".~tmp~";
+
+// True when `parent_key` has a kRsyncDelayDir segment.
+bool IsInsideRsyncDelayDir(std::string_view parent_key);
+
+// True when renaming `name` in directory `dir_key` to `new_name` in
+// `new_dir_key` moves rsync's temporary copy on its way (IsTempCopyOf): to
+// its real name in the same directory, or, with --delay-updates, into the
+// kRsyncDelayDir directly below it.
+bool IsTempCopyMove(std::string_view dir_key, std::string_view name, std::string_view new_dir_key,
+                    std::string_view new_name);
+
 // Versioning for a file named `name` in the directory whose store key is
 // `parent_key`: kUnversioned for temp names, a ".git" file and anything under
-// a .git directory; kVersioned otherwise.
+// a .git or kRsyncDelayDir directory; kVersioned otherwise.
 grainstore::Versioning VersioningFor(std::string_view parent_key, std::string_view name);
 
 }  // namespace fusefs

@@ -54,6 +54,16 @@ TEST(IsTempCopyOfTest, RsyncsCopyOfTheTargetOnly) {
   EXPECT_FALSE(IsTempCopyOf("..Xy3aQ9", ""));
 }
 
+TEST(IsTempCopyMoveTest, ToItsNameOrIntoTheDelayDirBelow) {
+  EXPECT_TRUE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a", "f.md"));
+  EXPECT_TRUE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/.~tmp~", "f.md"));
+  EXPECT_TRUE(IsTempCopyMove("/memories", ".f.md.Xy3aQ9", "/memories/.~tmp~", "f.md"));
+  EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/b", "f.md"));
+  EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/x.~tmp~", "f.md"));
+  EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/b/.~tmp~", "f.md"));
+  EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/.~tmp~", "g.md"));
+}
+
 TEST(SqliteSidecarBaseTest, JournalWalAndShm) {
   EXPECT_EQ(SqliteSidecarBase("notes.db-journal"), "notes.db");
   EXPECT_EQ(SqliteSidecarBase("x.sqlite-wal"), "x.sqlite");
@@ -71,6 +81,8 @@ TEST(VersioningForTest, Combines) {
   EXPECT_EQ(VersioningFor("/memories/.git/objects/ab", "tmp_obj_x"), Versioning::kUnversioned);
   EXPECT_EQ(VersioningFor("/memories/sub", "notes.md.swp"), Versioning::kUnversioned);
   EXPECT_EQ(VersioningFor("/memories/.gitignore.d", "a"), Versioning::kVersioned);
+  EXPECT_EQ(VersioningFor("/memories/a/.~tmp~", "f.md"), Versioning::kUnversioned);
+  EXPECT_EQ(VersioningFor("/memories/a/x.~tmp~", "f.md"), Versioning::kVersioned);
 }
 
 }  // namespace

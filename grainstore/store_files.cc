@@ -299,8 +299,17 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->body_id,
                                                    n.size, now, &logged_grain));
     } else if (was_versioned && !now_versioned) {
-      // Moved to a temp/backup name: the path is vacated, its chain revivable.
-      if (n.chain_id != 0) {
+      // Moved to a temp/backup name: the path is vacated, its chain revivable;
+      // but a young temp copy on its way to its real name keeps no chain.
+      std::optional<ChainRow> discarded;
+      if (n.chain_id != 0 && hint == RenameHint::kTempCopy) {
+        auto chain = ChainById(n.chain_id);
+        if (!chain) return chain.error();
+        auto young = IsYoungMountSave(*chain, now);
+        if (!young) return young.error();
+        if (*young) discarded = std::move(*chain);
+      }
+      if (n.chain_id != 0 && !discarded) {
         GRAINSTORE_RETURN_IF_ERROR(
             SetChainState(n.chain_id, ChainState::kDeleted, now, kRevivableMovedAside));
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "vacate", old_key, new_key, n.id, n.chain_id,
@@ -309,8 +318,13 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       const NodeRow before = *src;
       n.chain_id = 0;
       n.versioning = Versioning::kUnversioned;
+      // The node takes its own reference on the body before the chain's go.
       GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(before, src->body_id, n.size, 0,
                                                    n.versioning, n.mtime_ns, now));
+      if (discarded) {
+        GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*discarded));
+        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, "", n.id, 0, "", now));
+      }
     } else if (!was_versioned && now_versioned) {
       n.versioning = Versioning::kVersioned;
       auto body = BodyData(src->body_id);

@@ -400,6 +400,37 @@ def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
     assert (mnt.path / "rs" / "a.md").read_text() == "alpha 2\n"
 
 
+def test_rsync_delay_updates_copies_each_file_as_one_version(mnt, tmp_path):
+    """With --delay-updates rsync moves `.NAME.XXXXXX` into `.~tmp~/NAME`,
+    then, once every file is copied, to NAME: still one version per copy,
+    and no history left at either temporary name."""
+    src = tmp_path / "src"
+    (src / "a").mkdir(parents=True)
+    (src / "a" / "f.md").write_text("v1\n")
+    dest = str(mnt.path) + "/"
+
+    def rsync():
+        subprocess.run(["rsync", "-a", "--delay-updates", str(src) + "/", dest], check=True,
+                       capture_output=True, timeout=60)
+
+    rsync()
+    h = history(mnt.db, "/memories/a/f.md", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [("create", "/memories/a/f.md")], h
+    (src / "a" / "f.md").write_text("second version, longer\n")
+    rsync()
+    h = history(mnt.db, "/memories/a/f.md", ns=mnt.ns)
+    assert [(v["version"], v["size"]) for v in h] == [(1, 3), (2, 23)], h
+    assert (mnt.path / "a" / "f.md").read_text() == "second version, longer\n"
+    for temp in ("/memories/a/.~tmp~/f.md", "/memories/a/.~tmp~"):
+        proc = areev(mnt.db, "history", temp, ns=mnt.ns, check=False)
+        assert proc.returncode == 1 and "no history" in proc.stderr, (temp, proc.stderr)
+    # Each copy's own chain was discarded on its way, as the op-log says.
+    ops = json.loads(areev(mnt.db, "log", "--json", ns=mnt.ns).stdout)
+    discarded = [o["subject"] for o in ops if o["op"] == "discard"]
+    assert len(discarded) == 2 and all(d.startswith("/memories/a/.f.md.") for d in discarded), ops
+    assert history_dir(mnt.path, "a/.~tmp~/f.md") == []
+
+
 def test_sqlite_sidecar_files_never_become_versions(mnt):
     """A SQLite database kept in the mount rewrites its -journal (or -wal) on
     every commit; beside their database those are temp files by behaviour.

@@ -78,7 +78,9 @@ enum class RenameMode : std::uint8_t {
 // at the target's path.
 // kThroughMount: a rename made through the mount, which may be a save's last
 // step (a file moved to a backup name, its replacement moved in).
-// kTempCopy: the same, of rsync's temporary copy to its real name.
+// kTempCopy: the same, of rsync's temporary copy to its real name, or on its
+// way there through an unversioned name (rsync --delay-updates): a young
+// copy saved through the mount keeps no chain of its own.
 enum class RenameHint : std::uint8_t { kNone = 0, kTempCopy = 1, kThroughMount = 2 };
 
 // How an unlink through the mount tombstones a versioned file: kVacate keeps
