@@ -257,11 +257,16 @@ def test_vim_default_backup_rename_dance(mnt):
     p = mnt.path / "v.md"
     p.write_text("a\n")
     env = dict(os.environ, HOME=str(mnt.path.parent))
-    subprocess.run(["vim", "-es", "-N", "-u", "NONE", "-c", "set backupcopy=no writebackup",
+    # backupskip= : vim's default skips backups of files under /tmp, where
+    # pytest mounts, and would then write in place.
+    subprocess.run(["vim", "-es", "-N", "-u", "NONE", "-c",
+                    "set backupcopy=no writebackup backupskip=",
                     "-c", "%s/a/b/", "-c", "wq", str(p)], check=True, env=env, timeout=30)
     assert p.read_text() == "b\n"
     assert [x["size"] for x in versions(mnt, "v.md")] == [2, 2]
     assert history(mnt.db, "/memories/v.md~") == []
+    ops = [(o["op"], o["subject"]) for o in json.loads(areev(mnt.db, "log", "--json").stdout)]
+    assert ("vacate", "/memories/v.md") in ops, ops  # the dance happened: v.md -> v.md~
 
 
 def test_sed_in_place(mnt):
