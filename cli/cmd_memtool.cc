@@ -5,6 +5,7 @@
 // line and writes one memtool::ToJsonLine per command. A store failure that
 // the contract reports as `Storage operation failed` also logs the store's
 // own message on stderr.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,6 +87,11 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
     if (!ReadAllStdin(&command)) {
       return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
     }
+  }
+  // A closed stdin must be found before the store is opened: SQLite puts
+  // /dev/null on descriptors 0-2 that are free, which would read as empty.
+  if (args.batch && fcntl(STDIN_FILENO, F_GETFD) == -1) {
+    return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
   }
   Session session;
   int code = kExitOk;

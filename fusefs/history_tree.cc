@@ -156,8 +156,8 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
     ok = versions && !versions->empty();
   }
   // A directory that is gone (deleted, or renamed away) while files that
-  // lay in it keep their history there.
-  if (!ok && !stat) ok = WasDirectory(child);
+  // lay in it keep their history there; a symlink may lie there now (stow).
+  if (!ok && (!stat || stat->kind != NodeKind::kDirectory)) ok = WasDirectory(child);
   if (!ok) return ENOENT;
   Node node{Kind::kDir, child, {}};
   fuse_ino_t ino = Intern(node);

@@ -26,6 +26,20 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
                            std::string_view derived_from) {
   NodeInfo& n = node->info;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
+  if (saver == Saver::kTool && n.versioning == Versioning::kUnversioned) {
+    // The memory tool's writes are always versions: a file the mount stored
+    // unversioned (a temp or backup name, a file under .git/) becomes a
+    // versioned one, its content so far the first version.
+    n.versioning = Versioning::kVersioned;
+    if (node->body_id != 0) {
+      auto current = BodyData(node->body_id);
+      if (!current) return current.error();
+      if (*current != body) {
+        WriteResult first;
+        GRAINSTORE_RETURN_IF_ERROR(SealBody(node, *current, n.mtime_ns, now, saver, &first));
+      }
+    }
+  }
   std::string hash;
   // A versioned file's new body is referenced by exactly the one grain
   // appended below (new content always differs from the head's), so a body

@@ -104,10 +104,11 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       if (!kids) return kids.error();
       if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", dst->info.key));
     }
+    // Whatever the new name's policy says: a target with a history keeps it
+    // (one the memory tool made under a temp name, or in a directory named
+    // .~tmp~).
     const bool supersede = !src_dir && dst->info.kind == NodeKind::kFile &&
-                           src->info.kind == NodeKind::kFile &&
-                           target_versioning == Versioning::kVersioned &&
-                           dst->info.chain_id != 0;
+                           src->info.kind == NodeKind::kFile && dst->info.chain_id != 0;
     if (supersede) {
       // Rename over an existing file: the target's chain continues with the
       // moved content; the moved node (and its st_ino) takes the target's place.

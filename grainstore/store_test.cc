@@ -595,6 +595,57 @@ TEST_F(StoreTest, MountStyleRenameOverContinuesTargetChain) {
             StatusCode::kNotFound);
 }
 
+// A rename over a file with a history continues it, whatever the new name's
+// policy: the memory tool made the file under a name the mount keeps
+// unversioned.
+TEST_F(StoreTest, RenameOverAFileWithAHistoryContinuesItUnderAnyName) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/notes.bak", "v1\n").has_value());
+  auto root = *store_->RootId(ns_);
+  NewNode tmp_spec{.kind = NodeKind::kFile, .mode = 0644, .versioning = Versioning::kUnversioned};
+  auto tmp = store_->CreateNode(root, "sedAbc123", tmp_spec);
+  ASSERT_TRUE(tmp.has_value());
+  ASSERT_TRUE(store_->WriteBody(tmp->id, "v2\n").has_value());
+  ASSERT_TRUE(store_->RenameNode(root, "sedAbc123", root, "notes.bak", RenameMode::kReplace,
+                                 Versioning::kUnversioned)
+                  .has_value());
+  auto h = Hist("/memories/notes.bak");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(Read("/memories/notes.bak"), "v2\n");
+  EXPECT_EQ(store_->FindChain(ns_, "/memories/notes.bak")->state, ChainState::kLive);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
+// The memory tool's writes are versions: a file stored unversioned becomes
+// versioned, its content so far the first version (if any, and different).
+TEST_F(StoreTest, MemoryToolWritesVersionAFileStoredUnversioned) {
+  auto root = *store_->RootId(ns_);
+  NewNode spec{.kind = NodeKind::kFile, .mode = 0644, .versioning = Versioning::kUnversioned};
+  auto kept = store_->CreateNode(root, "a.bak", spec);
+  ASSERT_TRUE(kept.has_value());
+  ASSERT_TRUE(store_->WriteBody(kept->id, "draft\n").has_value());
+  ASSERT_FALSE(store_->History(ns_, "/memories/a.bak").has_value());
+  auto edited = store_->EditFile(ns_, "/memories/a.bak", [](std::string_view in, std::string* out) {
+    *out = std::string(in) + "more\n";
+    return Status::Ok();
+  });
+  ASSERT_TRUE(edited.has_value()) << edited.error().ToString();
+  auto h = Hist("/memories/a.bak");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].op, "create");
+  EXPECT_EQ(*store_->ReadVersion(ns_, "/memories/a.bak", "1"), "draft\n");
+  EXPECT_EQ(h[1].op, "edit");
+  // The same content written again is one version; an empty file, none before.
+  auto same = store_->CreateNode(root, "b.bak", spec);
+  ASSERT_TRUE(store_->WriteBody(same->id, "x\n").has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/b.bak", "x\n").has_value());
+  EXPECT_EQ(Hist("/memories/b.bak").size(), 1u);
+  ASSERT_TRUE(store_->CreateNode(root, "c.bak", spec).has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/c.bak", "y\n").has_value());
+  EXPECT_EQ(Hist("/memories/c.bak").size(), 1u);
+  EXPECT_EQ(store_->GetNode(same->id)->versioning, Versioning::kVersioned);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
 TEST_F(StoreTest, EditorSaveDanceRevivesTheChain) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/v.md", "one\n").has_value());
   auto root = *store_->RootId(ns_);

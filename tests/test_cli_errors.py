@@ -544,10 +544,11 @@ def test_memtool_dash_reports_a_stdin_it_cannot_read(areev_bin, db, tmp_path):
                               capture_output=True, text=True)
         assert (proc.returncode, proc.stdout, proc.stderr) == (
             1, "", f"areev: reading stdin failed: {reason}\n"), redirect
-    proc = subprocess.run(["bash", "-c", f"{areev_bin} memtool --batch --db {db} < {tmp_path}"],
-                          capture_output=True, text=True)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (
-        1, "", "areev: reading stdin failed: Is a directory\n")
+    for redirect, reason in (("<&-", "Bad file descriptor"), (f"< {tmp_path}", "Is a directory")):
+        proc = subprocess.run(["bash", "-c", f"{areev_bin} memtool --batch --db {db} {redirect}"],
+                              capture_output=True, text=True)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            1, "", f"areev: reading stdin failed: {reason}\n"), redirect
     proc = subprocess.run([areev_bin, "memtool", "-", "--db", db], capture_output=True, text=True,
                           input=create("/memories/piped", "from stdin"))
     assert (proc.returncode, proc.stdout) == (0, "File created successfully at: /memories/piped")

@@ -150,9 +150,13 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     assert (on_file.returncode, on_file.stderr) == (
         1, f"areev mount: ERROR: cannot mount on {tmp_path}/plain: Not a directory\n")
     assert not fresh.exists()  # refused before any store was made
+    (tmp_path / "mp").mkdir()
+    bad_ns = run_areev("mount", str(tmp_path / "mp"), "--db", str(fresh), "--ns", "bad ns", "-f")
+    assert bad_ns.returncode == 2 and bad_ns.stderr.startswith(
+        "areev: --ns: invalid namespace name 'bad ns'"), bad_ns.stderr
+    assert not fresh.exists()
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database" * 100)
-    (tmp_path / "mp").mkdir()
     not_store = run_areev("mount", str(tmp_path / "mp"), "--db", str(junk), "-f")
     assert (not_store.returncode, not_store.stderr) == (
         1, f"areev mount: ERROR: cannot open store {junk}: not an areev store: the file is not "

@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import tempfile
@@ -371,6 +372,51 @@ def test_history_of_a_deleted_file_where_a_symlink_now_lies(mnt):
     names = history_dir(mnt.path, "f.md")
     assert len(names) == 2, names
     assert (mnt.path / ".history" / "f.md" / names[-1]).read_text() == "x2\n"
+
+
+def test_history_of_a_deleted_directory_where_a_symlink_now_lies(mnt):
+    # stow folds a directory into a symlink: its files' versions stay under
+    # .history/dir/, as for any deleted directory.
+    (mnt.path / "dd").mkdir()
+    (mnt.path / "dd" / "x.md").write_text("y1\n")
+    (mnt.path / "dd" / "x.md").write_text("y2\n")
+    shutil.rmtree(mnt.path / "dd")
+    os.symlink("elsewhere", mnt.path / "dd")
+    names = history_dir(mnt.path, "dd/x.md")
+    assert len(names) == 2, names
+    assert (mnt.path / ".history" / "dd" / "x.md" / names[-1]).read_text() == "y2\n"
+    assert os.listdir(mnt.path / ".history" / "dd") == ["x.md"]
+
+
+def test_a_file_with_a_history_keeps_it_whatever_its_name_says(mnt):
+    # The memory tool made a file where the mount's policy would keep none (a
+    # directory named .~tmp~): an edit through the mount (sed -i renames its
+    # temp copy over the file) continues its chain, as do later tool edits.
+    key = "/memories/.~tmp~/notes.md"
+    memtool(mnt.db, {"command": "create", "path": key, "file_text": "alpha one\n"})
+    memtool(mnt.db, {"command": "str_replace", "path": key, "old_str": "one", "new_str": "two"})
+    p = mnt.path / ".~tmp~" / "notes.md"
+    assert wait_for(lambda: p.exists() and p.read_text() == "alpha two\n")
+    subprocess.run(["sed", "-i", "s/alpha/beta/", str(p)], check=True)
+    memtool(mnt.db, {"command": "str_replace", "path": key, "old_str": "two", "new_str": "three"})
+    h = history(mnt.db, key)
+    assert [v["size"] for v in h] == [10, 10, 9, 11] and h[-1]["chain_state"] == "live", h
+    assert areev(mnt.db, "cat", key).stdout == "beta three\n"
+
+
+def test_memory_tool_writes_version_a_file_the_mount_keeps_unversioned(mnt):
+    # A backup name is stored without versions; once the agent writes it
+    # through the memory tool it is a memory file, its content so far v1.
+    (mnt.path / "plan.bak").write_text("draft\n")
+    (mnt.path / "plan.bak").write_text("draft 2\n")
+    assert history(mnt.db, "/memories/plan.bak") == []
+    memtool(mnt.db, {"command": "str_replace", "path": "/memories/plan.bak",
+                     "old_str": "draft 2", "new_str": "final"})
+    h = history(mnt.db, "/memories/plan.bak")
+    assert [(v["version"], v["op"], v["size"]) for v in h] == [(1, "create", 8), (2, "edit", 6)], h
+    with open(mnt.path / "plan.bak", "a") as f:  # now a versioned file through the mount too
+        f.write("more\n")
+    assert [v["size"] for v in history(mnt.db, "/memories/plan.bak")] == [8, 6, 11]
 
 
 def test_purge_erases_history_versions_but_not_an_open_one(mnt):
