@@ -15,6 +15,7 @@
 
 #include "grainstore/options.h"
 #include "grainstore/path.h"
+#include "grainstore/time_format.h"
 #include "output.h"
 
 namespace cli {
@@ -50,6 +51,16 @@ int ReportError(std::string_view what, const grainstore::Status& status) {
   if (text.empty())
     text = std::string(grainstore::StatusCodeName(status.code()));
   return Fail(ExitCodeFor(status), fmt::format("{}: {}", what, text));
+}
+
+grainstore::Status WithMovedNote(const Session& s, std::string_view key,
+                                 const grainstore::Status& status) {
+  if (!status.IsNotFound()) return status;
+  auto moved = s.store->MovedTo(s.ns, key);
+  if (!moved.has_value() || !moved->has_value()) return status;
+  return grainstore::Status::NotFound(fmt::format("{}; moved to {} at {}", status.message(),
+                                                  (*moved)->first,
+                                                  grainstore::FormatIsoUtc((*moved)->second)));
 }
 
 bool OpenStore(const GlobalOptions& global, Access access, Session* session,

@@ -59,6 +59,12 @@ int ExitCodeFor(const grainstore::Status& status);
 // Prints "areev: <what>: <message>" to stderr and returns ExitCodeFor(status).
 int ReportError(std::string_view what, const grainstore::Status& status);
 
+// `status`, plus "; moved to P at T" when it is NotFound and the op-log says
+// what lay at `key` was moved away since (Store::MovedTo): a user asking for
+// a file by its old path learns where it went.
+grainstore::Status WithMovedNote(const Session& s, std::string_view key,
+                                 const grainstore::Status& status);
+
 // Prints "areev: <message>" to stderr and returns `code`.
 int Fail(int code, std::string_view message);
 

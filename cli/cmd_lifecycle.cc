@@ -93,7 +93,7 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
               : s.store->Purge(s.ns, key);
   if (!st.ok())
     return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key),
-                       st);
+                       args.chain != 0 ? st : WithMovedNote(s, key, st));
   return Emit(fmt::format("{} {}\n", restore ? "restored" : "purged", key));
 }
 

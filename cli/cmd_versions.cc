@@ -111,8 +111,12 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   // The chain first, then its versions: the state printed is that chain's
   // even if another process deletes or re-creates the file in between.
   auto chain = PickChain(s, subject, args.relation, args.chain_opt, args.chain);
-  if (!chain.has_value())
-    return ReportError(fmt::format("history {}", subject), chain.error());
+  if (!chain.has_value()) {
+    const bool file = args.relation == grainstore::kMemoryFileRelation &&
+                      args.chain_opt->count() == 0;
+    return ReportError(fmt::format("history {}", subject),
+                       file ? WithMovedNote(s, subject, chain.error()) : chain.error());
+  }
   auto versions = s.store->ChainVersions(chain->id);
   if (!versions.has_value())
     return ReportError(fmt::format("history {}", subject), versions.error());
@@ -169,7 +173,8 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
   if (!body.has_value()) {
     std::string what = latest ? fmt::format("cat {}", key)
                               : fmt::format("cat {} --version {}", key, args.version);
-    return ReportError(what, body.error());
+    return ReportError(what, args.chain_opt->count() > 0 ? body.error()
+                                                        : WithMovedNote(s, key, body.error()));
   }
   return Emit(*body);
 }

@@ -364,6 +364,40 @@ Result<std::vector<OpRecord>> Store::ReadOps(NsId ns, std::uint64_t after_seq,
   }
 }
 
+Result<std::optional<std::pair<std::string, std::int64_t>>> Store::MovedTo(NsId ns,
+                                                                           std::string_view key) {
+  // The newest rename after `after` of `key` or of a directory above it.
+  static constexpr char kSql[] =
+      "SELECT seq, subject, new_subject, at_ns FROM oplog WHERE ns_id = ?1 AND op = 'rename' "
+      "AND seq > ?3 AND (subject = ?2 OR substr(?2, 1, length(subject) + 1) = subject || '/') "
+      "ORDER BY seq DESC LIMIT 1";
+  constexpr int kMaxHops = 16;  // a file moved back and forth ends somewhere
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  return s.InRead([&]() -> Result<std::optional<std::pair<std::string, std::int64_t>>> {
+    std::optional<std::pair<std::string, std::int64_t>> found;
+    std::string at(key);
+    std::int64_t after = 0;
+    for (int hop = 0; hop < kMaxHops; ++hop) {
+      auto st = s.db.Prepare(kSql);
+      if (!st) return st.error();
+      st->BindInt64(1, ns);
+      st->BindText(2, at);
+      st->BindInt64(3, after);
+      const StepResult r = st->Step();
+      if (r == StepResult::kError) return st->status();
+      if (r == StepResult::kDone) break;
+      const std::string from = st->ColumnText(1);
+      const std::string to = st->ColumnText(2);
+      if (to.empty()) break;
+      after = st->ColumnInt64(0);
+      at = to + at.substr(from.size());
+      found = std::make_pair(at, st->ColumnInt64(3));
+    }
+    return found;
+  });
+}
+
 Result<std::uint64_t> Store::LastOpSeq() {
   static constexpr char kSql[] = "SELECT COALESCE(MAX(seq), 0) FROM oplog";
   std::lock_guard lock(impl_->mu);

@@ -73,6 +73,22 @@ def test_history_of_unknown_file_is_exit_1(run_areev, db, prefs):
     assert proc.stdout == "" and "areev:" in proc.stderr
 
 
+def test_a_file_asked_for_by_the_path_it_left_says_where_it_went(run_areev, db, prefs):
+    # Moved twice (the second time with its directory): every command that
+    # finds nothing at the old path names the last place, from the op-log.
+    memtool(run_areev, db, command="rename", old_path=prefs, new_path="/memories/d/p.md")
+    memtool(run_areev, db, command="rename", old_path="/memories/d", new_path="/memories/e")
+    moved = re.compile(r"; moved to /memories/e/p\.md at \d{4}-\d\d-\d\dT[\d:.]+Z\n$")
+    for args in (["history", prefs], ["cat", prefs], ["cat", prefs, "--version", "1"],
+                 ["restore", prefs], ["purge", prefs], ["history", "/memories/d/p.md"]):
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 1 and moved.search(proc.stderr), (args, proc.stderr)
+    assert history_json(run_areev, db, "/memories/e/p.md")[-1]["subject"] == "/memories/e/p.md"
+    proc = run_areev("history", "/memories/never.md", "--db", db)
+    assert proc.stderr == ("areev: history /memories/never.md: no history for "
+                           "/memories/never.md (memory_file)\n")
+
+
 def test_history_needs_a_subject(run_areev, db, prefs):
     assert run_areev("history", "--db", db).returncode == 2
     assert run_areev("history", "/etc/passwd", "--db", db).returncode == 2
