@@ -58,6 +58,10 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   if (!status.IsNotFound()) return status;
   auto moved = s.store->MovedTo(s.ns, key);
   if (!moved.has_value() || !moved->has_value()) return status;
+  // Only a file that was there before the move: a directory's rename also
+  // "moves" names under it that never held a file.
+  auto there = s.store->FindChain(s.ns, (*moved)->first);
+  if (!there.has_value() || there->created_ns >= (*moved)->second) return status;
   return grainstore::Status::NotFound(fmt::format("{}; moved to {} at {}", status.message(),
                                                   (*moved)->first,
                                                   grainstore::FormatIsoUtc((*moved)->second)));

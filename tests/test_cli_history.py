@@ -84,9 +84,10 @@ def test_a_file_asked_for_by_the_path_it_left_says_where_it_went(run_areev, db, 
         proc = run_areev(*args, "--db", db)
         assert proc.returncode == 1 and moved.search(proc.stderr), (args, proc.stderr)
     assert history_json(run_areev, db, "/memories/e/p.md")[-1]["subject"] == "/memories/e/p.md"
-    proc = run_areev("history", "/memories/never.md", "--db", db)
-    assert proc.stderr == ("areev: history /memories/never.md: no history for "
-                           "/memories/never.md (memory_file)\n")
+    for never in ("/memories/never.md", "/memories/d/never.md"):  # under the moved directory
+        proc = run_areev("history", never, "--db", db)
+        assert proc.stderr == (f"areev: history {never}: no history for {never} "
+                               "(memory_file)\n"), proc.stderr
 
 
 def test_history_needs_a_subject(run_areev, db, prefs):
