@@ -1,6 +1,7 @@
 // Status -> exit code mapping, store opening and small I/O helpers.
 #include "cli_common.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,13 +59,28 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   if (!status.IsNotFound()) return status;
   auto moved = s.store->MovedTo(s.ns, key);
   if (!moved.has_value() || !moved->has_value()) return status;
-  // Only a file that was there before the move: a directory's rename also
-  // "moves" names under it that never held a file.
-  auto there = s.store->FindChain(s.ns, (*moved)->first);
-  if (!there.has_value() || there->created_ns >= (*moved)->second) return status;
-  return grainstore::Status::NotFound(fmt::format("{}; moved to {} at {}", status.message(),
-                                                  (*moved)->first,
-                                                  grainstore::FormatIsoUtc((*moved)->second)));
+  const auto& [to, at_ns] = **moved;
+  if (to == key) return status;
+  // Only the file that lay at `key`: one of the files at the new path that
+  // has a version written there (a directory's rename also "moves" names
+  // under it that never held a file, and another file may lie there now).
+  auto chains = s.store->ChainsAt(s.ns, to, grainstore::kMemoryFileRelation);
+  if (!chains.has_value()) return status;
+  for (const grainstore::ChainInfo& chain : *chains) {
+    auto versions = s.store->ChainVersions(chain.id);
+    if (!versions.has_value()) continue;
+    const bool lay_there = std::any_of(versions->begin(), versions->end(),
+                                       [&](const grainstore::VersionInfo& v) { return v.subject == key; });
+    if (!lay_there) continue;
+    std::string note = fmt::format("{}; moved to {} at {}", status.message(), to,
+                                   grainstore::FormatIsoUtc(at_ns));
+    if (chain.state != grainstore::ChainState::kLive) {
+      note += fmt::format(", {} there at {}", grainstore::ChainStateName(chain.state),
+                          grainstore::FormatIsoUtc(chain.deleted_ns));
+    }
+    return grainstore::Status::NotFound(std::move(note));
+  }
+  return status;
 }
 
 bool OpenStore(const GlobalOptions& global, Access access, Session* session,

@@ -371,7 +371,7 @@ Result<std::optional<std::pair<std::string, std::int64_t>>> Store::MovedTo(NsId 
       "SELECT seq, subject, new_subject, at_ns FROM oplog WHERE ns_id = ?1 AND op = 'rename' "
       "AND seq > ?3 AND (subject = ?2 OR substr(?2, 1, length(subject) + 1) = subject || '/') "
       "ORDER BY seq DESC LIMIT 1";
-  constexpr int kMaxHops = 16;  // a file moved back and forth ends somewhere
+  constexpr int kMaxHops = 64;  // each hop is a later rename: the walk ends
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   return s.InRead([&]() -> Result<std::optional<std::pair<std::string, std::int64_t>>> {

@@ -104,11 +104,15 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       if (!kids) return kids.error();
       if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", dst->info.key));
     }
-    // Whatever the new name's policy says: a target with a history keeps it
-    // (one the memory tool made under a temp name, or in a directory named
-    // .~tmp~).
+    // A target with a history keeps it when the new name is versioned, and
+    // also under a name the policy leaves unversioned when the moved file
+    // brings no history of its own (sed -i's temp copy over a file the memory
+    // tool made in a directory named .~tmp~). A file with a history moved to
+    // such a name is being put aside (mv -b, perl -pi~): MoveNode vacates it.
     const bool supersede = !src_dir && dst->info.kind == NodeKind::kFile &&
-                           src->info.kind == NodeKind::kFile && dst->info.chain_id != 0;
+                           src->info.kind == NodeKind::kFile && dst->info.chain_id != 0 &&
+                           (target_versioning == Versioning::kVersioned ||
+                            src->info.chain_id == 0);
     if (supersede) {
       // Rename over an existing file: the target's chain continues with the
       // moved content; the moved node (and its st_ino) takes the target's place.

@@ -90,6 +90,36 @@ def test_a_file_asked_for_by_the_path_it_left_says_where_it_went(run_areev, db, 
                                "(memory_file)\n"), proc.stderr
 
 
+def test_a_moved_note_names_only_the_file_that_left(run_areev, db):
+    def m(**cmd):
+        memtool(run_areev, db, **cmd)
+    # Moved away and back, then deleted: no note names the path itself.
+    m(command="create", path="/memories/a", file_text="A")
+    m(command="rename", old_path="/memories/a", new_path="/memories/b")
+    m(command="rename", old_path="/memories/b", new_path="/memories/a")
+    m(command="delete", path="/memories/a")
+    assert "moved" not in run_areev("cat", "/memories/a", "--db", db).stderr
+    # Moved, deleted there, and another file moved onto that path since: the
+    # note follows the file that left, and says it was deleted.
+    m(command="create", path="/memories/old.md", file_text="OLD")
+    m(command="create", path="/memories/notes.md", file_text="NOTES")
+    m(command="rename", old_path="/memories/notes.md", new_path="/memories/arch.md")
+    m(command="delete", path="/memories/arch.md")
+    m(command="rename", old_path="/memories/old.md", new_path="/memories/arch.md")
+    err = run_areev("cat", "/memories/notes.md", "--db", db).stderr
+    assert re.search(r"; moved to /memories/arch\.md at \S+Z, deleted there at \S+Z\n$", err), err
+    err = run_areev("cat", "/memories/old.md", "--db", db).stderr
+    assert re.search(r"; moved to /memories/arch\.md at \S+Z\n$", err), err  # live there
+    # A directory's rename does not make a file of a name that held none.
+    m(command="create", path="/memories/todo.md", file_text="TODO")
+    m(command="create", path="/memories/proj/readme.md", file_text="R")
+    m(command="rename", old_path="/memories/proj", new_path="/memories/done")
+    m(command="rename", old_path="/memories/todo.md", new_path="/memories/done/todo.md")
+    assert "moved" not in run_areev("cat", "/memories/proj/todo.md", "--db", db).stderr
+    assert "moved to /memories/done/readme.md" in run_areev(
+        "cat", "/memories/proj/readme.md", "--db", db).stderr
+
+
 def test_history_needs_a_subject(run_areev, db, prefs):
     assert run_areev("history", "--db", db).returncode == 2
     assert run_areev("history", "/etc/passwd", "--db", db).returncode == 2

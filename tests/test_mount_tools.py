@@ -490,6 +490,27 @@ def test_a_save_that_moves_the_old_file_aside_adds_one_version_to_it(mnt, save):
     assert [name for name in os.listdir(mnt.path / ".history") if name != "new.md"] == ["f.md"]
 
 
+@pytest.mark.parametrize("save, backup", [
+    pytest.param(["mv", "-b", "new.md", "f.md"], "f.md~", id="mv -b"),
+    pytest.param(["perl", "-pi~", "-e", "s/two/TWO/", "f.md"], "f.md~", id="perl -pi~"),
+    pytest.param(["sed", "-i.bak", "s/two/TWO/", "f.md"], "f.md.bak", id="sed -i.bak"),
+])
+def test_a_backup_name_the_memory_tool_wrote_is_replaced_not_continued(mnt, save, backup):
+    # The agent keeps a file of its own at the backup name: the save still
+    # adds its version to f.md, and the agent's file is tombstoned, restorable.
+    memtool(mnt.db, {"command": "create", "path": f"/memories/{backup}", "file_text": "mine\n"})
+    f = mnt.path / "f.md"
+    f.write_text("one\n")
+    f.write_text("one\ntwo\n")
+    (mnt.path / "new.md").write_text("one\nTWO\n")
+    subprocess.run(save, cwd=mnt.path, check=True, capture_output=True, timeout=60)
+    assert replaced_history(mnt, "f.md") == [
+        ("create", "/memories/f.md", "one\n"), ("edit", "/memories/f.md", "one\ntwo\n"),
+        ("edit", "/memories/f.md", "one\nTWO\n")]
+    kept = history(mnt.db, f"/memories/{backup}")
+    assert [v["size"] for v in kept] == [5] and kept[0]["chain_state"] == "deleted", kept
+
+
 def test_a_rename_onto_a_just_deleted_name_takes_none_of_its_history(mnt):
     # Only a move to a backup name makes a path a save's target: a file
     # moved onto the name of one deleted a moment before keeps its own
