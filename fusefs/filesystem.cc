@@ -214,8 +214,10 @@ void Filesystem::DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err)
     Log(LogLevel::kWarning, "re-reading {} after a failed save: {}", inode.info.key,
         node.error().ToString());
   }
-  Log(LogLevel::kWarning, "discarded the unsaved changes to {} (the save failed: {})",
-      inode.info.key, std::strerror(err));
+  Log(LogLevel::kWarning, "discarded the unsaved changes to {} (the save failed: {}{})",
+      inode.info.key, std::strerror(err),
+      err == EBUSY ? "; another process held the store's write lock past the busy timeout"
+                   : "");
 }
 
 void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode, std::size_t bytes) {
