@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -57,30 +58,48 @@ int ReportError(std::string_view what, const grainstore::Status& status) {
 grainstore::Status WithMovedNote(const Session& s, std::string_view key,
                                  const grainstore::Status& status) {
   if (!status.IsNotFound()) return status;
+  // A file deleted at `key` since is what the path names (cat finds no live
+  // file there, history and restore find it).
+  if (s.store->FindChain(s.ns, key).has_value()) return status;
   auto moved = s.store->MovedTo(s.ns, key);
   if (!moved.has_value() || !moved->has_value()) return status;
-  const auto& [to, at_ns] = **moved;
-  if (to == key) return status;
-  // Only the file that lay at `key`: one of the files at the new path that
-  // has a version written there (a directory's rename also "moves" names
-  // under it that never held a file, and another file may lie there now).
-  auto chains = s.store->ChainsAt(s.ns, to, grainstore::kMemoryFileRelation);
-  if (!chains.has_value()) return status;
-  for (const grainstore::ChainInfo& chain : *chains) {
-    auto versions = s.store->ChainVersions(chain.id);
-    if (!versions.has_value()) continue;
-    const bool lay_there = std::any_of(versions->begin(), versions->end(),
-                                       [&](const grainstore::VersionInfo& v) { return v.subject == key; });
-    if (!lay_there) continue;
-    std::string note = fmt::format("{}; moved to {} at {}", status.message(), to,
-                                   grainstore::FormatIsoUtc(at_ns));
-    if (chain.state != grainstore::ChainState::kLive) {
-      note += fmt::format(", {} there at {}", grainstore::ChainStateName(chain.state),
-                          grainstore::FormatIsoUtc(chain.deleted_ns));
+  const grainstore::Store::MovedAway& away = **moved;
+  // The file that left: the chain its own rename names, or one of the files
+  // where a directory's renames lead that has a version written at `key`
+  // (they also "move" names under it that never held a file).
+  std::optional<grainstore::ChainInfo> left;
+  std::string now_at;
+  auto lay_at_key = [&](grainstore::ChainId id) {
+    auto versions = s.store->ChainVersions(id);
+    if (!versions.has_value() || versions->empty()) return std::string();
+    const bool there = std::any_of(versions->begin(), versions->end(),
+                                   [&](const grainstore::VersionInfo& v) { return v.subject == key; });
+    return there ? versions->back().subject : std::string();
+  };
+  if (away.chain != 0) {
+    now_at = lay_at_key(away.chain);
+    if (now_at.empty()) return status;
+    auto chain = s.store->ChainAt(s.ns, now_at, away.chain, grainstore::kMemoryFileRelation);
+    if (chain.has_value()) left = std::move(*chain);
+  } else {
+    auto chains = s.store->ChainsAt(s.ns, away.key, grainstore::kMemoryFileRelation);
+    if (!chains.has_value()) return status;
+    for (const grainstore::ChainInfo& chain : *chains) {
+      if (lay_at_key(chain.id) == away.key) {
+        left = chain;
+        now_at = away.key;
+        break;
+      }
     }
-    return grainstore::Status::NotFound(std::move(note));
   }
-  return status;
+  if (!left || now_at == key) return status;
+  std::string note = fmt::format("{}; moved away at {}, now at {}", status.message(),
+                                 grainstore::FormatIsoUtc(away.at_ns), now_at);
+  if (left->state != grainstore::ChainState::kLive) {
+    note += fmt::format(" ({} there at {})", grainstore::ChainStateName(left->state),
+                        grainstore::FormatIsoUtc(left->deleted_ns));
+  }
+  return grainstore::Status::NotFound(std::move(note));
 }
 
 bool OpenStore(const GlobalOptions& global, Access access, Session* session,

@@ -364,18 +364,18 @@ Result<std::vector<OpRecord>> Store::ReadOps(NsId ns, std::uint64_t after_seq,
   }
 }
 
-Result<std::optional<std::pair<std::string, std::int64_t>>> Store::MovedTo(NsId ns,
-                                                                           std::string_view key) {
+Result<std::optional<Store::MovedAway>> Store::MovedTo(NsId ns, std::string_view key) {
   // The newest rename after `after` of `key` or of a directory above it.
   static constexpr char kSql[] =
-      "SELECT seq, subject, new_subject, at_ns FROM oplog WHERE ns_id = ?1 AND op = 'rename' "
-      "AND seq > ?3 AND (subject = ?2 OR substr(?2, 1, length(subject) + 1) = subject || '/') "
+      "SELECT seq, subject, new_subject, at_ns, chain_id FROM oplog WHERE ns_id = ?1 "
+      "AND op = 'rename' AND seq > ?3 "
+      "AND (subject = ?2 OR substr(?2, 1, length(subject) + 1) = subject || '/') "
       "ORDER BY seq DESC LIMIT 1";
   constexpr int kMaxHops = 64;  // each hop is a later rename: the walk ends
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
-  return s.InRead([&]() -> Result<std::optional<std::pair<std::string, std::int64_t>>> {
-    std::optional<std::pair<std::string, std::int64_t>> found;
+  return s.InRead([&]() -> Result<std::optional<MovedAway>> {
+    std::optional<MovedAway> found;
     std::string at(key);
     std::int64_t after = 0;
     for (int hop = 0; hop < kMaxHops; ++hop) {
@@ -390,9 +390,16 @@ Result<std::optional<std::pair<std::string, std::int64_t>>> Store::MovedTo(NsId 
       const std::string from = st->ColumnText(1);
       const std::string to = st->ColumnText(2);
       if (to.empty()) break;
+      if (!found) {
+        found = MovedAway{.at_ns = st->ColumnInt64(3)};
+        if (from == at && st->ColumnInt64(4) != 0) {  // the file's own move
+          found->chain = static_cast<ChainId>(st->ColumnInt64(4));
+          return found;
+        }
+      }
       after = st->ColumnInt64(0);
       at = to + at.substr(from.size());
-      found = std::make_pair(at, st->ColumnInt64(3));
+      found->key = at;
     }
     return found;
   });

@@ -105,14 +105,17 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", dst->info.key));
     }
     // A target with a history keeps it when the new name is versioned, and
-    // also under a name the policy leaves unversioned when the moved file
-    // brings no history of its own (sed -i's temp copy over a file the memory
-    // tool made in a directory named .~tmp~). A file with a history moved to
-    // such a name is being put aside (mv -b, perl -pi~): MoveNode vacates it.
+    // also under a name the policy leaves unversioned (a file the memory tool
+    // made as notes.bak, or in a directory named .~tmp~) when a save's temp
+    // copy is moved over it (sed -i, perl -pi, mktemp + mv). But a file moved
+    // to its own name plus a suffix is being put aside as a backup (mv -b,
+    // perl -pi~, JetBrains' ___jb_old___): MoveNode vacates it, and the file
+    // that lay at the backup name is tombstoned.
+    const bool put_aside = parent == new_parent && src->info.chain_id != 0 &&
+                           new_name.size() > name.size() && new_name.starts_with(name);
     const bool supersede = !src_dir && dst->info.kind == NodeKind::kFile &&
                            src->info.kind == NodeKind::kFile && dst->info.chain_id != 0 &&
-                           (target_versioning == Versioning::kVersioned ||
-                            src->info.chain_id == 0);
+                           (target_versioning == Versioning::kVersioned || !put_aside);
     if (supersede) {
       // Rename over an existing file: the target's chain continues with the
       // moved content; the moved node (and its st_ino) takes the target's place.

@@ -78,7 +78,7 @@ def test_a_file_asked_for_by_the_path_it_left_says_where_it_went(run_areev, db, 
     # finds nothing at the old path names the last place, from the op-log.
     memtool(run_areev, db, command="rename", old_path=prefs, new_path="/memories/d/p.md")
     memtool(run_areev, db, command="rename", old_path="/memories/d", new_path="/memories/e")
-    moved = re.compile(r"; moved to /memories/e/p\.md at \d{4}-\d\d-\d\dT[\d:.]+Z\n$")
+    moved = re.compile(r"; moved away at \d{4}-\d\d-\d\dT[\d:.]+Z, now at /memories/e/p\.md\n$")
     for args in (["history", prefs], ["cat", prefs], ["cat", prefs, "--version", "1"],
                  ["restore", prefs], ["purge", prefs], ["history", "/memories/d/p.md"]):
         proc = run_areev(*args, "--db", db)
@@ -107,17 +107,41 @@ def test_a_moved_note_names_only_the_file_that_left(run_areev, db):
     m(command="delete", path="/memories/arch.md")
     m(command="rename", old_path="/memories/old.md", new_path="/memories/arch.md")
     err = run_areev("cat", "/memories/notes.md", "--db", db).stderr
-    assert re.search(r"; moved to /memories/arch\.md at \S+Z, deleted there at \S+Z\n$", err), err
+    assert re.search(r"; moved away at \S+Z, now at /memories/arch\.md \(deleted there at \S+Z\)\n$",
+                     err), err
     err = run_areev("cat", "/memories/old.md", "--db", db).stderr
-    assert re.search(r"; moved to /memories/arch\.md at \S+Z\n$", err), err  # live there
+    assert re.search(r"; moved away at \S+Z, now at /memories/arch\.md\n$", err), err  # live
     # A directory's rename does not make a file of a name that held none.
     m(command="create", path="/memories/todo.md", file_text="TODO")
     m(command="create", path="/memories/proj/readme.md", file_text="R")
     m(command="rename", old_path="/memories/proj", new_path="/memories/done")
     m(command="rename", old_path="/memories/todo.md", new_path="/memories/done/todo.md")
     assert "moved" not in run_areev("cat", "/memories/proj/todo.md", "--db", db).stderr
-    assert "moved to /memories/done/readme.md" in run_areev(
+    assert "now at /memories/done/readme.md" in run_areev(
         "cat", "/memories/proj/readme.md", "--db", db).stderr
+
+
+def test_a_moved_note_follows_the_file_not_the_path(run_areev, db):
+    def m(**cmd):
+        memtool(run_areev, db, **cmd)
+    # Y left a.md first, X last; each path was renamed again since by the
+    # other file: the note follows X, the last file to leave a.md.
+    m(command="create", path="/memories/a.md", file_text="Y\n")
+    m(command="rename", old_path="/memories/a.md", new_path="/memories/y.md")
+    m(command="create", path="/memories/a.md", file_text="X\n")
+    m(command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
+    m(command="rename", old_path="/memories/b.md", new_path="/memories/c.md")
+    m(command="rename", old_path="/memories/y.md", new_path="/memories/b.md")
+    m(command="rename", old_path="/memories/b.md", new_path="/memories/d.md")
+    err = run_areev("cat", "/memories/a.md", "--db", db).stderr
+    assert re.search(r"; moved away at \S+Z, now at /memories/c\.md\n$", err), err
+    # A newer file deleted at the path is what the path names: no note.
+    m(command="create", path="/memories/n.md", file_text="OLD\n")
+    m(command="rename", old_path="/memories/n.md", new_path="/memories/o.md")
+    m(command="create", path="/memories/n.md", file_text="NEW\n")
+    m(command="delete", path="/memories/n.md")
+    proc = run_areev("cat", "/memories/n.md", "--db", db)
+    assert proc.returncode == 1 and "moved" not in proc.stderr, proc.stderr
 
 
 def test_history_needs_a_subject(run_areev, db, prefs):

@@ -511,6 +511,32 @@ def test_a_backup_name_the_memory_tool_wrote_is_replaced_not_continued(mnt, save
     assert [v["size"] for v in kept] == [5] and kept[0]["chain_state"] == "deleted", kept
 
 
+@pytest.mark.parametrize("name, save", [
+    pytest.param("a.bak", ["perl", "-pi", "-e", "s/two/new/", "a.bak"], id="perl -pi"),
+    pytest.param("b.tmp", ["bash", "-c", "t=$(mktemp -p .); echo new > $t; mv $t b.tmp"],
+                 id="mktemp + mv"),
+    pytest.param("c.orig", ["sed", "-i", "s/two/new/", "c.orig"], id="sed -i"),
+])
+def test_a_save_over_a_file_the_memory_tool_made_at_a_backup_name_adds_a_version(
+        mnt, name, save):
+    # The agent's own file at a name the mount leaves unversioned: a save's
+    # temp copy renamed over it continues its history, and a later edit
+    # through the mount is a version too.
+    key = f"/memories/{name}"
+    memtool(mnt.db, {"command": "create", "path": key, "file_text": "one\n"})
+    memtool(mnt.db, {"command": "str_replace", "path": key, "old_str": "one", "new_str": "two"})
+    assert wait_for(lambda: (mnt.path / name).exists())
+    subprocess.run(save, cwd=mnt.path, check=True, capture_output=True, timeout=60)
+    with open(mnt.path / name, "a") as f:
+        f.write("more\n")
+    h = history(mnt.db, key)
+    assert [(v["size"], v["chain_state"]) for v in h] == [
+        (4, "live"), (4, "live"), (4, "live"), (9, "live")], h
+    assert areev(mnt.db, "cat", key).stdout == "new\nmore\n"
+    ops = json.loads(areev(mnt.db, "log", "--json").stdout)
+    assert not [o for o in ops if o["op"] == "vacate"], ops  # no temp chain left behind
+
+
 def test_a_rename_onto_a_just_deleted_name_takes_none_of_its_history(mnt):
     # Only a move to a backup name makes a path a save's target: a file
     # moved onto the name of one deleted a moment before keeps its own

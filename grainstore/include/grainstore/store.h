@@ -278,13 +278,18 @@ class Store {
   Result<std::vector<OpRecord>> ReadOps(NsId ns, std::uint64_t after_seq, std::size_t limit);
   // The newest op-log seq (0 if empty).
   Result<std::uint64_t> LastOpSeq();
-  // Where the file or directory at `key` went, by the op-log's renames (its
-  // own, or an ancestor directory's), followed to the last: the path and the
-  // time of the last move, or nullopt if nothing was ever moved away from
-  // `key`. Reads the op-log backwards, so its cost grows with the log: for
-  // error messages, not for hot paths.
-  Result<std::optional<std::pair<std::string, std::int64_t>>> MovedTo(NsId ns,
-                                                                      std::string_view key);
+  // The last move away from `key`, by the op-log's renames: when it left
+  // and, for a file renamed by its own path, its chain (whose last version
+  // says where it is now); for a move by a directory's rename, the path the
+  // renames after it lead to (`key` left empty in the other case). nullopt if
+  // nothing was ever moved away from `key`. Reads the op-log backwards, so
+  // its cost grows with the log: for error messages, not for hot paths.
+  struct MovedAway {
+    std::int64_t at_ns = 0;
+    ChainId chain = 0;
+    std::string key;
+  };
+  Result<std::optional<MovedAway>> MovedTo(NsId ns, std::string_view key);
   // Changes whenever another connection commits (PRAGMA data_version); cheap.
   Result<std::uint64_t> DataVersion();
   // A value that changes whenever any connection commits, this one included
