@@ -52,6 +52,11 @@ bool IsPythonTemp(std::string_view name) {
   return true;
 }
 
+// tmp.?????????? : mktemp(1)'s default name (tmp. and 10 letters or digits).
+bool IsMktempTemp(std::string_view name) {
+  return name.size() == 14 && StartsWith(name, "tmp.") && AllOf(name.substr(4), isalnum);
+}
+
 }  // namespace
 
 bool IsTempName(std::string_view name) {
@@ -65,7 +70,7 @@ bool IsTempName(std::string_view name) {
   if (StartsWith(name, ".#")) return true;
   if (EndsWith(name, "___jb_tmp___") || EndsWith(name, "___jb_old___")) return true;
   if (StartsWith(name, ".goutputstream-")) return true;
-  if (IsSedTemp(name) || IsPythonTemp(name)) return true;
+  if (IsSedTemp(name) || IsPythonTemp(name) || IsMktempTemp(name)) return true;
   if (EndsWith(name, ".tmp") || name.find(".tmp.") != std::string_view::npos) return true;
   if (EndsWith(name, ".vsctmp")) return true;
   if (StartsWith(name, ".~lock.") && EndsWith(name, "#")) return true;

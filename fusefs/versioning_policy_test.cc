@@ -14,7 +14,7 @@ TEST(IsTempNameTest, EditorAndToolDroppings) {
       ".#notes.md", "notes.md___jb_tmp___", "notes.md___jb_old___",
       ".goutputstream-AB12CD", "sedAb12Cd", "sed000000", "x.tmp", ".tmp",
       "notes.md.tmp.1234.1700000000000", "settings.json.vsctmp",
-      ".~lock.report.odt#", "tmpab_3x9zq", "notes.md.bak", "notes.md.orig",
+      ".~lock.report.odt#", "tmpab_3x9zq", "tmp.NbZgMbDQgz", "notes.md.bak", "notes.md.orig",
   };
   for (const char* name : temps) EXPECT_TRUE(IsTempName(name)) << name;
 }
@@ -23,7 +23,7 @@ TEST(IsTempNameTest, RealFilesStayVersioned) {
   const char* real[] = {
       "notes.md", "Cargo.lock", "yarn.lock", "index.lock.md", "swp", ".swp.md",
       "4912", "123", "0001", "20261130", "sed", "sedabc", "sed1234567",
-      "tmp", "tmpfile.txt", "tmpABCDEFGH", "#notes.md", "notes#", "a.tmpl",
+      "tmp", "tmpfile.txt", "tmpABCDEFGH", "tmp.notes.md", "tmp.NbZgMbDQg", "#notes.md", "notes#", "a.tmpl",
       "template", ".~lock.odt", "x.vsctmp.md", "README", ".bashrc", "bak.md", "a.baked",
   };
   for (const char* name : real) EXPECT_FALSE(IsTempName(name)) << name;
