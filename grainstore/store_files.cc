@@ -270,15 +270,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     }
   } else if (n.kind == NodeKind::kFile) {
     const bool was_versioned = n.versioning == Versioning::kVersioned;
-    bool now_versioned = target_versioning == Versioning::kVersioned;
-    if (!now_versioned && hint == RenameHint::kThroughMount) {
-      // A file with a history was just put aside from this very path (sed
-      // -i.orig of a file the memory tool made as notes.bak): the save's new
-      // content continues that history, whatever the name's policy says.
-      auto vacated = RevivableChainAt(n.ns, new_key, now, kRevivableMovedAside);
-      if (!vacated) return vacated.error();
-      now_versioned = *vacated != 0;
-    }
+    const bool now_versioned = target_versioning == Versioning::kVersioned;
     bool copy_in_place = false;
     // A young file saved through the mount and renamed, through the mount,
     // to where a file was just moved aside to a backup name (mv -b,

@@ -516,9 +516,6 @@ def test_a_backup_name_the_memory_tool_wrote_is_replaced_not_continued(mnt, save
     pytest.param("b.tmp", ["bash", "-c", "t=$(mktemp -p .); echo new > $t; mv $t b.tmp"],
                  id="mktemp + mv"),
     pytest.param("c.orig", ["sed", "-i", "s/two/new/", "c.orig"], id="sed -i"),
-    pytest.param("d.bak", ["sed", "-i.orig", "s/two/new/", "d.bak"], id="sed -i.orig"),
-    pytest.param("e.bak", ["perl", "-pi~", "-e", "s/two/new/", "e.bak"], id="perl -pi~"),
-    pytest.param("f.tmp", ["bash", "-c", "echo new > n; mv -b n f.tmp"], id="mv -b"),
 ])
 def test_a_save_over_a_file_the_memory_tool_made_at_a_backup_name_adds_a_version(
         mnt, name, save):
