@@ -52,9 +52,13 @@ bool IsPythonTemp(std::string_view name) {
   return true;
 }
 
-// tmp.?????????? : mktemp(1)'s default name (tmp. and 10 letters or digits).
+// tmp.?????????? : mktemp(1)'s default name, tmp. and 10 characters drawn
+// from [A-Za-z0-9]; ten lower-case letters (tmp.properties) or ten digits (a
+// time stamp) are a person's name, and mktemp draws them rarely.
 bool IsMktempTemp(std::string_view name) {
-  return name.size() == 14 && StartsWith(name, "tmp.") && AllOf(name.substr(4), isalnum);
+  if (name.size() != 14 || !StartsWith(name, "tmp.")) return false;
+  const std::string_view tail = name.substr(4);
+  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
 }
 
 }  // namespace

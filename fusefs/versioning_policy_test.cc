@@ -23,7 +23,7 @@ TEST(IsTempNameTest, RealFilesStayVersioned) {
   const char* real[] = {
       "notes.md", "Cargo.lock", "yarn.lock", "index.lock.md", "swp", ".swp.md",
       "4912", "123", "0001", "20261130", "sed", "sedabc", "sed1234567",
-      "tmp", "tmpfile.txt", "tmpABCDEFGH", "tmp.notes.md", "tmp.NbZgMbDQg", "#notes.md", "notes#", "a.tmpl",
+      "tmp", "tmpfile.txt", "tmpABCDEFGH", "tmp.notes.md", "tmp.NbZgMbDQg", "tmp.properties", "tmp.1764680000", "#notes.md", "notes#", "a.tmpl",
       "template", ".~lock.odt", "x.vsctmp.md", "README", ".bashrc", "bak.md", "a.baked",
   };
   for (const char* name : real) EXPECT_FALSE(IsTempName(name)) << name;
