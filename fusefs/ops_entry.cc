@@ -164,6 +164,8 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
                                            : grainstore::RenameMode::kReplace;
     auto versioning = fs.VersioningOfNewName(new_dir, newname);
+    // IsTempCopyMove makes both checks itself; they come first here so that
+    // an ordinary rename does not look up the two directories' keys.
     const bool temp_copy =
         IsTempCopyOf(from, newname) &&
         (new_dir == dir || IsTempCopyMove(fs.KeyOf(dir), from, fs.KeyOf(new_dir), newname));

@@ -141,6 +141,16 @@ Result<bool> StoreImpl::IsYoungMountSave(const ChainRow& chain, std::int64_t now
   return (*flags & kGrainFlagMountSave) != 0;
 }
 
+Result<std::optional<ChainRow>> StoreImpl::YoungMountChain(std::int64_t chain_id,
+                                                           std::int64_t now) {
+  auto chain = ChainById(chain_id);
+  if (!chain) return chain.error();
+  auto young = IsYoungMountSave(*chain, now);
+  if (!young) return young.error();
+  if (!*young) return std::optional<ChainRow>();
+  return std::optional<ChainRow>(std::move(*chain));
+}
+
 Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate) {
   const NodeInfo& n = file.info;
   if (n.kind != NodeKind::kFile || n.chain_id == 0) return Status::Ok();
@@ -285,9 +295,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       replaces = *vacated != 0;
     }
     if (replaces) {
-      auto chain = ChainById(n.chain_id);
-      if (!chain) return chain.error();
-      auto young = IsYoungMountSave(*chain, now);
+      auto young = YoungMountChain(n.chain_id, now);
       if (!young) return young.error();
       if (*young) {
         // The young file's own chain goes; its content is sealed anew at its
@@ -298,7 +306,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
         auto body = BodyData(src->body_id);
         if (!body) return body.error();
         GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->body_id, 1));
-        GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*chain));
+        GRAINSTORE_RETURN_IF_ERROR(DiscardChain(**young));
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, "", n.id, 0, "", now));
         n.chain_id = 0;
         WriteResult ignored;
@@ -317,11 +325,9 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       // but a young temp copy on its way to its real name keeps no chain.
       std::optional<ChainRow> discarded;
       if (n.chain_id != 0 && hint == RenameHint::kTempCopy) {
-        auto chain = ChainById(n.chain_id);
-        if (!chain) return chain.error();
-        auto young = IsYoungMountSave(*chain, now);
+        auto young = YoungMountChain(n.chain_id, now);
         if (!young) return young.error();
-        if (*young) discarded = std::move(*chain);
+        discarded = std::move(*young);
       }
       if (n.chain_id != 0 && !discarded) {
         GRAINSTORE_RETURN_IF_ERROR(

@@ -279,6 +279,8 @@ class StoreImpl final : public ForkParticipant {
   // True when `chain` is a temp file by behaviour: created within the revive
   // window, one version, saved through the mount (see Saver).
   Result<bool> IsYoungMountSave(const ChainRow& chain, std::int64_t now);
+  // Chain `chain_id` when it is such a temp file by behaviour, else nothing.
+  Result<std::optional<ChainRow>> YoungMountChain(std::int64_t chain_id, std::int64_t now);
   // The newest chain vacated at `key` through the mount (unlink, or a move
   // to a temp or backup name) within the revive window, which a file saved
   // there next continues; 0 when there is none.

@@ -15,6 +15,12 @@ def memtool(run_areev, db, ns="default", **cmd):
 
 
 @pytest.fixture
+def m(run_areev, db):
+    """m(command=..., ...) runs one memory-tool command on the test's store."""
+    return lambda **cmd: memtool(run_areev, db, **cmd)
+
+
+@pytest.fixture
 def prefs(run_areev, db):
     """/memories/prefs.md with three versions."""
     memtool(run_areev, db, command="create", path="/memories/prefs.md",
@@ -90,9 +96,7 @@ def test_a_file_asked_for_by_the_path_it_left_says_where_it_went(run_areev, db, 
                                "(memory_file)\n"), proc.stderr
 
 
-def test_a_moved_note_names_only_the_file_that_left(run_areev, db):
-    def m(**cmd):
-        memtool(run_areev, db, **cmd)
+def test_a_moved_note_names_only_the_file_that_left(run_areev, db, m):
     # Moved away and back, then deleted: no note names the path itself.
     m(command="create", path="/memories/a", file_text="A")
     m(command="rename", old_path="/memories/a", new_path="/memories/b")
@@ -121,9 +125,7 @@ def test_a_moved_note_names_only_the_file_that_left(run_areev, db):
         "cat", "/memories/proj/readme.md", "--db", db).stderr
 
 
-def test_a_moved_note_follows_the_file_not_the_path(run_areev, db):
-    def m(**cmd):
-        memtool(run_areev, db, **cmd)
+def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
     # Y left a.md first, X last; each path was renamed again since by the
     # other file: the note follows X, the last file to leave a.md.
     m(command="create", path="/memories/a.md", file_text="Y\n")
