@@ -31,4 +31,19 @@ std::string VersionFileName(const grainstore::VersionInfo& version, std::string_
                      id.substr(0, 8), Extension(file_name));
 }
 
+std::optional<std::uint32_t> VersionSeqOfName(std::string_view name) {
+  constexpr std::size_t kMinDigits = 6;  // VersionFileName pads to six
+  if (name.empty() || name.front() != 'v') return std::nullopt;
+  std::size_t end = name.find('-', 1);
+  if (end == std::string_view::npos || end - 1 < kMinDigits) return std::nullopt;
+  std::uint64_t seq = 0;
+  for (char c : name.substr(1, end - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    seq = seq * 10 + static_cast<std::uint64_t>(c - '0');
+    if (seq > UINT32_MAX) return std::nullopt;
+  }
+  if (seq == 0) return std::nullopt;
+  return static_cast<std::uint32_t>(seq);
+}
+
 }  // namespace fusefs

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,10 @@ std::string CompactUtc(std::int64_t time_ns);
 // "v000001-20261130T084512Z-1a2b3c4d.md": version `seq`, created at
 // `created_ns`, grain id prefix (8 hex), extension of `file_name`.
 std::string VersionFileName(const grainstore::VersionInfo& version, std::string_view file_name);
+
+// The version number a VersionFileName starts with ("v000003-..." -> 3), so
+// a lookup reads that one version; nullopt for a name no version has.
+std::optional<std::uint32_t> VersionSeqOfName(std::string_view name);
 
 }  // namespace fusefs
 

@@ -35,5 +35,19 @@ TEST(VersionFileNameTest, SortsAndKeepsExtension) {
   EXPECT_EQ(VersionFileName(v, "Makefile"), "v000001-20261130T084512Z-1a2b3c4d");
 }
 
+TEST(VersionSeqOfNameTest, ReadsTheNumberEveryVersionNameStartsWith) {
+  grainstore::VersionInfo v;
+  v.created_ns = 1796028312LL * 1'000'000'000;
+  v.grain_id = std::string(64, 'a');
+  for (std::uint32_t seq : {1u, 42u, 999999u, 1000000u, 4294967295u}) {
+    v.seq = seq;
+    EXPECT_EQ(VersionSeqOfName(VersionFileName(v, "notes.md")), seq);
+  }
+  for (std::string_view name : {"", "v", "v000001", "v00001-x", "v000000-x", "x000001-x",
+                                "v0000a1-x", "v4294967296-x", "V000001-x", "v-000001"}) {
+    EXPECT_EQ(VersionSeqOfName(name), std::nullopt) << name;
+  }
+}
+
 }  // namespace
 }  // namespace fusefs

@@ -133,12 +133,12 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
   if (LiveDirectory(dir.key) == 0) {
     // The key is a file's (live or deleted), a gone directory's, or both:
     // a file deleted at /memories/k, then a directory k made and deleted.
-    auto versions = store_->History(ns_, dir.key);
-    if (versions) {
-      std::string_view base = grainstore::BaseName(dir.key);
-      for (const VersionInfo& v : *versions) {
-        if (v.purged || VersionFileName(v, base) != name) continue;
-        Node node{Kind::kVersion, dir.key, v};
+    // The name says its version's number: one version is read, however
+    // long the history (a name matches only if everything in it does).
+    if (auto seq = VersionSeqOfName(name)) {
+      auto v = store_->FindVersion(ns_, dir.key, std::to_string(*seq));
+      if (v && !v->purged && VersionFileName(*v, grainstore::BaseName(dir.key)) == name) {
+        Node node{Kind::kVersion, dir.key, std::move(*v)};
         fuse_ino_t ino = Intern(node);
         FillEntry(ino, node, entry);
         return 0;
@@ -224,7 +224,10 @@ int HistoryTree::ReadBody(fuse_ino_t ino, std::string* body) {
   Node node;
   if (!Find(ino, &node)) return ENOENT;
   if (node.kind != Kind::kVersion) return EISDIR;
-  auto read = store_->ReadVersion(ns_, node.key, node.version.grain_id);
+  // By chain and number: one index probe (a grain id would be matched
+  // against the whole chain).
+  auto read = store_->ReadChainVersion(node.version.chain_id, node.key,
+                                       std::to_string(node.version.seq));
   if (!read) {
     // A version purged since its name was looked up is ENOENT, which any
     // caller may meet; FailureErrno logs only failures of the store.

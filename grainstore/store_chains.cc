@@ -275,10 +275,36 @@ Status StoreImpl::DiscardChain(const ChainRow& chain) {
   return Status::Ok();
 }
 
+namespace {
+
+// The columns VersionFromRow reads, in its order.
+#define GRAINSTORE_VERSION_COLUMNS                                                  \
+  "grain_id, seq, subject, relation, created_ns, size, op, supersedes, derived_from, " \
+  "flags, body_id IS NULL"
+
+VersionInfo VersionFromRow(const Statement& st, ChainId chain) {
+  VersionInfo v;
+  v.grain_id = ToHex(st.ColumnBlobView(0));
+  v.chain_id = chain;
+  v.seq = static_cast<std::uint32_t>(st.ColumnInt64(1));
+  v.subject = st.ColumnText(2);
+  v.relation = st.ColumnText(3);
+  v.created_ns = st.ColumnInt64(4);
+  v.size = static_cast<std::uint64_t>(st.ColumnInt64(5));
+  v.op = st.ColumnText(6);
+  if (!st.ColumnIsNull(7)) v.supersedes = ToHex(st.ColumnBlobView(7));
+  if (!st.ColumnIsNull(8)) v.derived_from = ToHex(st.ColumnBlobView(8));
+  std::int64_t flags = st.ColumnInt64(9);
+  v.transient = (flags & kGrainFlagTransient) != 0;
+  v.purged = st.ColumnInt64(10) != 0 && (flags & kGrainFlagPurged) != 0;
+  return v;
+}
+
+}  // namespace
+
 Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
   static constexpr char kSql[] =
-      "SELECT grain_id, seq, subject, relation, created_ns, size, op, supersedes, "
-      "derived_from, flags, body_id IS NULL FROM grains WHERE chain_id = ? ORDER BY seq";
+      "SELECT " GRAINSTORE_VERSION_COLUMNS " FROM grains WHERE chain_id = ? ORDER BY seq";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(chain));
@@ -287,23 +313,24 @@ Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
     StepResult r = st->Step();
     if (r == StepResult::kDone) return out;
     if (r == StepResult::kError) return st->status();
-    VersionInfo v;
-    v.grain_id = ToHex(st->ColumnBlobView(0));
-    v.chain_id = chain;
-    v.seq = static_cast<std::uint32_t>(st->ColumnInt64(1));
-    v.subject = st->ColumnText(2);
-    v.relation = st->ColumnText(3);
-    v.created_ns = st->ColumnInt64(4);
-    v.size = static_cast<std::uint64_t>(st->ColumnInt64(5));
-    v.op = st->ColumnText(6);
-    if (!st->ColumnIsNull(7)) v.supersedes = ToHex(st->ColumnBlobView(7));
-    if (!st->ColumnIsNull(8)) v.derived_from = ToHex(st->ColumnBlobView(8));
-    std::int64_t flags = st->ColumnInt64(9);
-    v.transient = (flags & kGrainFlagTransient) != 0;
-    v.purged = st->ColumnInt64(10) != 0 && (flags & kGrainFlagPurged) != 0;
-    out.push_back(std::move(v));
+    out.push_back(VersionFromRow(*st, chain));
   }
 }
+
+Result<std::optional<VersionInfo>> StoreImpl::Version(ChainId chain, std::int64_t seq) {
+  static constexpr char kSql[] =
+      "SELECT " GRAINSTORE_VERSION_COLUMNS " FROM grains WHERE chain_id = ? AND seq = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(chain));
+  st->BindInt64(2, seq);
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  if (r == StepResult::kDone) return std::optional<VersionInfo>();
+  return std::optional<VersionInfo>(VersionFromRow(*st, chain));
+}
+
+#undef GRAINSTORE_VERSION_COLUMNS
 
 Status StoreImpl::LogOp(NsId ns, std::string_view op, std::string_view subject,
                         std::string_view new_subject, NodeId node, ChainId chain,

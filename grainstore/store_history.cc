@@ -230,11 +230,9 @@ Result<VersionRef> LocateAtPath(StoreImpl* s, NsId ns, std::string_view subject,
 // The listing entry of a located version.
 Result<VersionInfo> VersionAt(StoreImpl* s, const VersionRef& ref, std::string_view version,
                               std::string_view subject) {
-  auto versions = s->Versions(ref.chain);
-  if (!versions) return versions.error();
-  for (VersionInfo& v : *versions) {
-    if (v.seq == ref.seq) return std::move(v);
-  }
+  auto found = s->Version(ref.chain, ref.seq);
+  if (!found) return found.error();
+  if (found->has_value()) return std::move(**found);
   return Status::NotFound(fmt::format("{} has no version {}", subject, version));
 }
 

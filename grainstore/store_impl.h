@@ -260,6 +260,8 @@ class StoreImpl final : public ForkParticipant {
   // Removes a chain and its grains entirely (a short-lived temp file's).
   Status DiscardChain(const ChainRow& chain);
   Result<std::vector<VersionInfo>> Versions(ChainId chain);
+  // Version `seq` of `chain` alone (one index probe); nullopt when it has none.
+  Result<std::optional<VersionInfo>> Version(ChainId chain, std::int64_t seq);
 
   // ---- file semantics (store_files.cc)
   // Seals `body` as the node's content: a new grain on its chain when the node

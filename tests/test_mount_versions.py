@@ -345,6 +345,33 @@ def test_history_names_and_contents(mnt):
     assert st.st_size == 3 and (st.st_mode & 0o222) == 0
 
 
+def test_a_version_is_found_by_its_name_alone(mnt):
+    # A lookup reads the one version its name numbers (no listing first):
+    # every part of the name must match, and a transient version answers too.
+    p = mnt.path / "n.md"
+    for body in ["one", "two", "three"]:
+        p.write_text(body)
+    with open(p, "a") as f:  # two flushes of one open: the first is transient
+        f.write(" more")
+        f.flush()
+        os.close(os.dup(f.fileno()))
+        f.write(" again")
+    every = every_version(mnt, "n.md")
+    assert [v["transient"] for v in every] == [False, False, False, True, False]
+    for v in every:
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(v["created_ns"] // 10**9))
+        name = f"v{v['version']:06}-{stamp}-{v['grain_id'][:8]}.md"
+        fresh = mnt.path / ".history" / "n.md" / name
+        assert fresh.read_text() == areev(mnt.db, "cat", "/memories/n.md", "--version",
+                                          str(v["version"])).stdout, name
+        wrong_id = name.replace(v["grain_id"][:8], "00000000" if v["grain_id"][:8] != "00000000"
+                                else "11111111")
+        for bad in (wrong_id, name[:-3] + ".txt", name.replace("-", "-1", 1),
+                    f"v{v['version']:07}" + name[7:]):
+            assert not (mnt.path / ".history" / "n.md" / bad).exists(), bad
+    assert not (mnt.path / ".history" / "n.md" / "v000009-20260101T000000Z-00000000.md").exists()
+
+
 def test_history_of_directories_and_deleted_files(mnt):
     (mnt.path / "sub").mkdir()
     (mnt.path / "sub" / "file.md").write_text("x")
