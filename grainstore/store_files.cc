@@ -151,7 +151,8 @@ Result<std::optional<ChainRow>> StoreImpl::YoungMountChain(std::int64_t chain_id
   return std::optional<ChainRow>(std::move(*chain));
 }
 
-Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate) {
+Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate,
+                              std::string_view moved_to) {
   const NodeInfo& n = file.info;
   if (n.kind != NodeKind::kFile || n.chain_id == 0) return Status::Ok();
   auto chain = ChainById(n.chain_id);
@@ -167,11 +168,12 @@ Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vaca
     // of its creation never keeps a chain of its own (temp files under names
     // we do not recognise).
     GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*chain));
-    return LogOp(n.ns, "discard", n.key, "", n.id, 0, "", now);
+    return LogOp(n.ns, "discard", n.key, moved_to, n.id, 0, "", now);
   }
   GRAINSTORE_RETURN_IF_ERROR(
       SetChainState(chain->id, ChainState::kDeleted, now,
                     vacate == Vacate::kVacate ? kRevivableUnlinked : 0));
+  if (!moved_to.empty()) return LogOp(n.ns, "vacate", n.key, moved_to, n.id, chain->id, "", now);
   return LogOp(n.ns, "delete", n.key, "", n.id, chain->id, chain->head_id, now);
 }
 
@@ -237,6 +239,13 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   const std::string old_key = n.key;
   const std::string new_key = JoinKey(parent.info.key, name);
   std::string logged_grain;  // a moved file's rename grain, for the op-log
+  // The rename's op-log entry precedes a seal's at the new name (revive, add,
+  // supersede): replayed in order, the log moves the file before writing it.
+  bool rename_logged = false;
+  auto log_rename = [&]() -> Status {
+    rename_logged = true;
+    return LogOp(n.ns, "rename", old_key, new_key, n.id, n.chain_id, logged_grain, now);
+  };
   if (new_key.size() > kMaxKeyBytes) return Status::NameTooLong("path is too long");
   const NodeId old_parent = n.parent_id;
   std::vector<NodeRow> below;
@@ -307,8 +316,9 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
         if (!body) return body.error();
         GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->body_id, 1));
         GRAINSTORE_RETURN_IF_ERROR(DiscardChain(**young));
-        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, "", n.id, 0, "", now));
+        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, new_key, n.id, 0, "", now));
         n.chain_id = 0;
+        GRAINSTORE_RETURN_IF_ERROR(log_rename());
         WriteResult ignored;
         GRAINSTORE_RETURN_IF_ERROR(
             SealBody(src, *body, n.mtime_ns, now, Saver::kMount, &ignored));
@@ -343,12 +353,13 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
                                                    n.versioning, n.mtime_ns, now));
       if (discarded) {
         GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*discarded));
-        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, "", n.id, 0, "", now));
+        GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, new_key, n.id, 0, "", now));
       }
     } else if (!was_versioned && now_versioned) {
       n.versioning = Versioning::kVersioned;
       auto body = BodyData(src->body_id);
       if (!body) return body.error();
+      GRAINSTORE_RETURN_IF_ERROR(log_rename());
       WriteResult ignored;
       GRAINSTORE_RETURN_IF_ERROR(
           SealBody(src, *body, n.mtime_ns, now, Saver::kMount, &ignored));
@@ -356,7 +367,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   }
   GRAINSTORE_RETURN_IF_ERROR(TouchDir(old_parent, now));
   if (parent.info.id != old_parent) GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.info.id, now));
-  return LogOp(n.ns, "rename", old_key, new_key, n.id, n.chain_id, logged_grain, now);
+  return rename_logged ? Status::Ok() : log_rename();
 }
 
 }  // namespace grainstore

@@ -271,7 +271,12 @@ class StoreImpl final : public ForkParticipant {
                   Saver saver, WriteResult* out, std::string_view derived_from = {});
   // Tombstones the chain of a file; discards it instead when it is vacated
   // young, with one version saved through the mount (a temp file by behaviour).
-  Status RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate);
+  // `moved_to`: the file's node is not removed but moves on to that key (a
+  // rename over a file with a history), so the op-log says `vacate`, the
+  // chain's leaving, where a removal says `delete` (and `discard` names
+  // `moved_to` as its new subject: the chain goes, the node does not).
+  Status RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate,
+                     std::string_view moved_to = "");
   // Removes a node and everything below it, retiring chains.
   Status RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate);
   // Moves `src` to (parent, name), which must be free; handles chains.

@@ -122,7 +122,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       // Read the body first: retiring a young chain may drop its last reference.
       auto body = s.BodyData(src->body_id);
       if (!body) return body.error();
-      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate));
+      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate, dst->info.key));
       // The new version derives from the source's last one, unless the
       // source's chain was a temp file's and is gone.
       std::string derived_from;
@@ -137,7 +137,12 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       const NodeRow src_before = *src;
       const std::string old_key = src->info.key;
       const ChainId chain = dst->info.chain_id;
+      // The op-log replays in order: the target's node goes (its chain does
+      // not: `unlink` names none), the file moves there, then its content is
+      // sealed as the chain's next version (SealBody's `supersede`).
       GRAINSTORE_RETURN_IF_ERROR(s.DeleteNodeRow(*dst));
+      GRAINSTORE_RETURN_IF_ERROR(
+          s.LogOp(dst->info.ns, "unlink", dst->info.key, "", dst->info.id, 0, "", now));
       GRAINSTORE_RETURN_IF_ERROR(
           s.UpdateNodePlace(src->info.id, new_parent, new_name, dst->info.key, now));
       src->info.parent_id = new_parent;
@@ -145,9 +150,11 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       src->info.key = dst->info.key;
       src->info.chain_id = chain;
       src->info.versioning = Versioning::kVersioned;
-      WriteResult sealed;
+      GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->info.ns, "rename", old_key, src->info.key,
+                                         src->info.id, chain, "", now));
+      WriteResult ignored;
       GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*src, *body, src->info.mtime_ns, now, Saver::kMount,
-                                            &sealed, derived_from));
+                                            &ignored, derived_from));
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
       if (src_before.info.chain_id == 0) {
@@ -155,12 +162,6 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       }
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
-      std::string grain;  // the new version, if the content changed
-      if (sealed.new_version && !FromHex(sealed.grain_id, &grain)) {
-        return Status::Corruption("a sealed version's id is not hex");
-      }
-      GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->info.ns, "rename", old_key, src->info.key,
-                                         src->info.id, chain, grain, now));
       GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
       return std::move(src->info);
     }

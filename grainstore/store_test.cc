@@ -541,7 +541,19 @@ TEST_F(StoreTest, RenamesRecordProvenance) {
   for (const auto& op : *ops) {
     if (op.op == "rename") renames.push_back(op.grain_id);
   }
-  EXPECT_EQ(renames, (std::vector<std::string>{src_head, dst[1].grain_id}));
+  EXPECT_EQ(renames, (std::vector<std::string>{src_head, ""}));
+  // Over an existing file, in the order the log replays in: src.md's chain
+  // leaves it, dst.md's node goes, the file moves there, its new version.
+  ASSERT_GE(ops->size(), 4u);
+  std::vector<std::string> last;
+  for (auto it = ops->end() - 4; it != ops->end(); ++it) {
+    last.push_back(it->op + " " + it->subject + " " + it->new_subject + " " + it->grain_id);
+  }
+  EXPECT_EQ(last, (std::vector<std::string>{
+                      "vacate /memories/src.md /memories/dst.md ",
+                      "unlink /memories/dst.md  ",
+                      "rename /memories/src.md /memories/dst.md ",
+                      "supersede /memories/dst.md  " + dst[1].grain_id}));
 }
 
 // The op-log names chains by id: a discarded chain's id is never handed to
