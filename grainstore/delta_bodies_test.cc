@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "append_bases.h"
 #include "grain_id.h"
 #include "grainstore/store.h"
 #include "store_fixture.h"
@@ -81,6 +82,26 @@ TEST_F(DeltaBodiesTest, AppendsStoreOnlyTheNewBytes) {
               ToHex(HashBody(versions[i])))
         << "version " << i + 1;
   }
+}
+
+// A file too large for the Store to keep its content in memory is still
+// appended to as deltas: the append is recognised by the hash of its prefix.
+// A change inside such a file is not an append and is stored whole.
+TEST_F(DeltaBodiesTest, AFileLargerThanTheKeptContentStillGrowsByDeltas) {
+  const std::string big = std::string(AppendBases::kMaxContentBytes, 'x') + "\n";
+  auto versions = Grow(big, 8);
+  ExpectVersions(*store_, versions);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 8);
+  EXPECT_LT(RawInt("SELECT sum(length(bytes)) FROM bodies WHERE base_id IS NOT NULL"), 1000);
+  std::string changed = versions.back();
+  changed[10] = 'y';
+  changed += "one more line\n";  // longer, but not an append
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, changed).has_value());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 2);
+  versions.push_back(changed);
+  ExpectVersions(*store_, versions);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }
 
 TEST_F(DeltaBodiesTest, AnotherConnectionReadsTheAssembledBodies) {

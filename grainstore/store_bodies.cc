@@ -24,6 +24,15 @@ constexpr std::size_t kMinDeltaBase = 2048;
 // build writes.
 constexpr std::size_t kMaxAssembledRows = 1024;
 
+// Whether `body` begins with the content of `entry`'s newest body: compared
+// byte for byte when the entry keeps it, else by hash (a file past
+// kMaxContentBytes, whose hashing costs far less than storing it whole).
+bool StartsWithLastBody(const AppendBases::Entry& entry, std::string_view body) {
+  const std::size_t size = entry.run.back().size;
+  if (entry.HasContent()) return body.starts_with(entry.content);
+  return HashBody(body.substr(0, size)) == entry.run.back().hash;
+}
+
 }  // namespace
 
 Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body) {
@@ -34,15 +43,15 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body)
   const AppendBases::Entry* last = append_bases.Find(node.info.id);
   // (Runs only start at kMinDeltaBase bytes: KeepSealedBody keeps no smaller.)
   if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
-      last->run.size() < kMaxRun && body.size() > last->content.size() &&
-      body.starts_with(last->content)) {
+      last->run.size() < kMaxRun && body.size() > last->run.back().size &&
+      StartsWithLastBody(*last, body)) {
     const std::size_t next = last->run.size();  // the new body's index in the run
     const AppendBases::Version& base = last->run[next & (next - 1)];
     auto stored = BodyHash(base.body_id);
     if (!stored) return stored.error();
     if (*stored == base.hash) {
       plan.hasher = last->hasher;
-      plan.hasher.Update(body.substr(last->content.size()));
+      plan.hasher.Update(body.substr(last->run.back().size));
       plan.hash = plan.hasher.Digest();
       plan.base_id = base.body_id;
       plan.base_size = base.size;
@@ -67,11 +76,14 @@ void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool
     return;
   }
   std::optional<AppendBases::Entry> entry = append_bases.Take(before.info.id);
+  const bool keep_content = body.size() <= AppendBases::kMaxContentBytes;
   if (plan.base_id == 0 || !entry) {  // a whole body starts a new run
     entry.emplace();
-    entry->content.assign(body);
-  } else {
+    if (keep_content) entry->content.assign(body);
+  } else if (keep_content && entry->HasContent()) {
     entry->content.append(body.substr(entry->content.size()));
+  } else {
+    std::string().swap(entry->content);  // the memory goes, not just the bytes
   }
   entry->run.push_back({.body_id = body_id, .size = body.size(), .hash = std::move(plan.hash)});
   entry->hasher = plan.hasher;
