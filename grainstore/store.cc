@@ -150,9 +150,18 @@ Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* re
 }  // namespace
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
-Store::~Store() { UnregisterForFork(impl_.get()); }
+Store::~Store() {
+  // Closing the connection may take SQLite's global and shared-memory
+  // mutexes after the Store has left fork()'s registry (fork_guard.h).
+  ForkHoldOff closing;
+  UnregisterForFork(impl_.get());
+  impl_.reset();
+}
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Options& options) {
+  // Until the Store is registered, as on every way out, including the
+  // failed ones, which close the connection (fork_guard.h).
+  ForkHoldOff opening;
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
   Status opened;
