@@ -79,21 +79,33 @@ class Areev {
 
   /**
    * Handlers for @anthropic-ai/sdk's betaMemoryTool(handlers): each forwards its
-   * command to memoryTool(). Commands outside the six documented ones also reach
-   * the backend, so the model gets the backend's `Unknown command: ...` error.
+   * command to memoryTool(). Other command names (see commandRunnerKey) also reach
+   * the backend, so the model gets the backend's `Unknown command: ...` error;
+   * every other key (toString, Symbol.toPrimitive, then, ...) is a plain object's.
    */
   memoryToolHandlers() {
     const run = (command) => settled(() => this.memoryTool(JSON.stringify(command)));
-    const handlers = Object.create(null);
+    const handlers = {};
     for (const name of COMMANDS) handlers[name] = run;
     return new Proxy(handlers, {
-      get(target, key) {
-        if (typeof key !== 'string' || key in target) return target[key];
-        if (key === 'then' || key === 'toJSON') return undefined;
+      get(target, key, receiver) {
+        if (key in target || !isUnknownCommandName(key)) return Reflect.get(target, key, receiver);
         return run;
       },
     });
   }
+}
+
+// Names a model might send as a command: snake_case words like the six, so
+// not the protocol keys JavaScript and libraries probe any object for
+// (Symbol.toPrimitive, toJSON, asymmetricMatch, $$typeof; Object.prototype's
+// keys are found on the handlers object itself). `then` and `inspect` are
+// lower-case probes: a runner there would make the handlers a thenable that
+// `await` calls, or a custom inspector. A probe answered with a runner made
+// the runner's promise reject unhandled, which ends a Node process.
+const PROBED_NAMES = new Set(['then', 'inspect']);
+function isUnknownCommandName(key) {
+  return typeof key === 'string' && /^[a-z][a-z0-9_]*$/.test(key) && !PROBED_NAMES.has(key);
 }
 
 module.exports = { Areev, codes };

@@ -3,8 +3,9 @@
 // concurrent promises on one handle.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Areev, codes, tmpDb, areevBin } = require('./helpers.js');
+const { Areev, codes, tmpDb, areevBin, ROOT } = require('./helpers.js');
 const { spawnSync } = require('node:child_process');
+const path = require('node:path');
 
 const J = JSON.stringify;
 
@@ -128,6 +129,29 @@ test('memoryToolHandlers forward every command string to the backend', async () 
   await assert.rejects(h.launch({ command: 'launch' }), { message: 'Unknown command: launch' });
   assert.equal(h.then, undefined); // not mistaken for a thenable
   m.close();
+});
+
+// Issue: `'' + handlers` answered toString/valueOf with a command runner, whose
+// rejected promise nobody handled, and that ended the process. Run in a process
+// of its own so such a crash shows as an exit code, not as this runner's failure.
+test('memoryToolHandlers converts, prints, serialises and awaits as a plain object', () => {
+  const script = `
+    const util = require('node:util');
+    const { Areev } = require(${J(path.join(ROOT, 'bindings', 'node'))});
+    const m = new Areev(process.argv[1]);
+    const h = m.memoryToolHandlers();
+    (async () => {
+      const seen = ['' + h, String(h), \`\${h}\`, h.toString(), JSON.stringify(h),
+        util.inspect(h).includes('str_replace'), (await h) === h, h[Symbol.toPrimitive],
+        h.valueOf() === h, h.constructor === Object, h.inspect, h.toJSON, Object.keys(h).join()];
+      console.log(JSON.stringify(seen));
+      setTimeout(() => m.close(), 100);  // a stray rejection would end the process first
+    })();`;
+  const run = spawnSync(process.execPath, ['-e', script, tmpDb()], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), ['[object Object]', '[object Object]', '[object Object]',
+    '[object Object]', '{}', true, true, null, true, true, null, null,
+    'view,create,str_replace,insert,delete,rename']);
 });
 
 test('a lone surrogate is refused as invalid UTF-8, never stored as U+FFFD', async () => {
