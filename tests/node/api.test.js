@@ -5,6 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Areev, codes, tmpDb, areevBin, ROOT } = require('./helpers.js');
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 const J = JSON.stringify;
@@ -152,6 +153,28 @@ test('memoryToolHandlers converts, prints, serialises and awaits as a plain obje
   assert.deepEqual(JSON.parse(run.stdout), ['[object Object]', '[object Object]', '[object Object]',
     '[object Object]', '{}', true, true, null, true, true, null, null,
     'view,create,str_replace,insert,delete,rename']);
+});
+
+// Issue: a lone surrogate in a store path made a file Node's fs could not find,
+// and in a memory path gave ERR_AREEV_NOT_FOUND with a garbled message.
+test('a lone surrogate in a path, namespace or version is an invalid argument', async () => {
+  const invalid = (name) => (e) => {
+    assert.equal(e.code, codes.INVALID);
+    assert.equal(e.message, `${name} must not contain a lone UTF-16 surrogate`);
+    return true;
+  };
+  const dir = path.dirname(tmpDb());
+  assert.throws(() => new Areev(path.join(dir, 'agent\ud800.db')), invalid('path'));
+  assert.throws(() => new Areev(path.join(dir, 'agent.db'), 'ns\udc00'), invalid('ns'));
+  assert.deepEqual(fs.readdirSync(dir), []); // nothing was created
+  const paired = path.join(dir, 'agent\ud83d\ude00.db'); // a surrogate pair is one character
+  const m = new Areev(paired);
+  assert.ok(fs.existsSync(paired));
+  await m.memoryTool(J({ command: 'create', path: '/memories/a.md', file_text: 'x' }));
+  await assert.rejects(m.read('/memories/\ud800.md'), invalid('path'));
+  await assert.rejects(m.history('/memories/\udc00.md'), invalid('path'));
+  await assert.rejects(m.read('/memories/a.md', 'abcdef\ud800'), invalid('version'));
+  m.close();
 });
 
 test('a lone surrogate is refused as invalid UTF-8, never stored as U+FFFD', async () => {

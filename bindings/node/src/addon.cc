@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,6 +129,30 @@ bool GetString(napi_env env, napi_value value, std::string* out) {
     *out = Wtf8Of(text);
   }
   return true;
+}
+
+// Whether `text` (GetString's output) holds a lone surrogate: WTF-8 encodes one
+// as ED A0..BF xx, bytes that well-formed UTF-8 never contains.
+bool HasLoneSurrogate(const std::string& text) {
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if (static_cast<unsigned char>(text[i]) == 0xED &&
+        (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0xA0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The refusal of a file path, namespace, memory path or version holding a
+// lone surrogate. Such a string has no UTF-8 form (Python refuses it with
+// UnicodeEncodeError): a file made under its WTF-8 bytes is one Node's fs,
+// which writes U+FFFD for it, cannot find, and in a memory path it could
+// only fail later with a garbled message. A command's JSON keeps the
+// memory tool's own refusal ("Input is not valid UTF-8", as the CLI gives).
+std::optional<BindingError> IllFormedArgument(const std::string& text, const char* name) {
+  if (!HasLoneSurrogate(text)) return std::nullopt;
+  return BindingError{ErrorKind::kInvalid,
+                      std::string(name) + " must not contain a lone UTF-16 surrogate"};
 }
 
 napi_valuetype TypeOf(napi_env env, napi_value value) {
@@ -290,6 +315,9 @@ napi_value History(napi_env env, napi_callback_info info) {
   if (!GetString(env, argv[0], &call->arg1)) {
     return RejectedWith(env, MakeTypeError(env, "history() expects a path string"));
   }
+  if (auto bad = IllFormedArgument(call->arg1, "path")) {
+    return RejectedWith(env, MakeError(env, *bad));
+  }
   return Start(env, Unwrap(env, self), std::move(call));
 }
 
@@ -300,6 +328,9 @@ napi_value Read(napi_env env, napi_callback_info info) {
   call->op = Op::kRead;
   if (!GetString(env, argv[0], &call->arg1)) {
     return RejectedWith(env, MakeTypeError(env, "read() expects a path string"));
+  }
+  if (auto bad = IllFormedArgument(call->arg1, "path")) {
+    return RejectedWith(env, MakeError(env, *bad));
   }
   napi_valuetype vt = TypeOf(env, argv[1]);
   if (vt == napi_number) {
@@ -318,6 +349,9 @@ napi_value Read(napi_env env, napi_callback_info info) {
     GetString(env, argv[1], &call->arg2);
     if (call->arg2.empty()) {
       return RejectedWith(env, MakeError(env, {ErrorKind::kInvalid, "version must not be empty"}));
+    }
+    if (auto bad = IllFormedArgument(call->arg2, "version")) {
+      return RejectedWith(env, MakeError(env, *bad));
     }
   } else if (vt != napi_undefined && vt != napi_null) {
     return RejectedWith(env, MakeTypeError(env, "version must be a number, a string or null"));
@@ -365,6 +399,10 @@ napi_value Construct(napi_env env, napi_callback_info info) {
   std::unique_ptr<Handle> handle;
   if (path.find('\0') != std::string::npos) {
     error = {ErrorKind::kInvalid, "path must not contain NUL characters"};
+  } else if (auto bad = IllFormedArgument(path, "path")) {
+    error = *bad;
+  } else if (auto bad_ns = IllFormedArgument(ns, "ns")) {
+    error = *bad_ns;
   } else {
     handle = Handle::Open(path, ns, durable, &error);
   }
