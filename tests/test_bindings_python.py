@@ -1,4 +1,5 @@
 """The Python binding (`areev` package): conformance, errors, history, threads."""
+import contextlib
 import json
 import re
 import pathlib
@@ -386,23 +387,36 @@ def test_close_while_other_threads_call(areev, db):
 
 # ---- packaging -----------------------------------------------------------
 
-@pytest.mark.skipif(PACKAGING_SKIP, reason="packaging is checked in the release pass")
-def test_pep517_backend_builds_a_correct_wheel(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """(wheel file, directory it is unpacked in) from areev_build.build_wheel."""
+    import zipfile
+
+    if PACKAGING_SKIP:
+        pytest.skip("packaging is checked in the release pass")
+    out = tmp_path_factory.mktemp("wheel")
+    # The backend's default build directory (bindings/python/build/abi3), shared
+    # with `pip install ./bindings/python`.
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'bindings' / 'python')!r}); "
+            "import areev_build as b; assert b.get_requires_for_build_wheel() == []; "
+            f"print(b.build_wheel({str(out)!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    whl = out / proc.stdout.strip().splitlines()[-1]
+    with zipfile.ZipFile(whl) as zf:
+        zf.extractall(out / "site")
+    return whl, out / "site"
+
+
+def test_pep517_backend_builds_a_correct_wheel(wheel):
     """areev_build.build_wheel -> an installable abi3 wheel with a valid RECORD."""
     import base64
     import hashlib
     import zipfile
 
-    # The backend's default build directory (bindings/python/build/abi3), shared
-    # with `pip install ./bindings/python`.
-    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'bindings' / 'python')!r}); "
-            "import areev_build as b; assert b.get_requires_for_build_wheel() == []; "
-            f"print(b.build_wheel({str(tmp_path)!r}))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    name = proc.stdout.strip().splitlines()[-1]
-    assert name == "areev-0.1.0-cp39-abi3-linux_x86_64.whl"
-    with zipfile.ZipFile(tmp_path / name) as zf:
+    whl, site = wheel
+    assert whl.name == "areev-0.1.0-cp39-abi3-linux_x86_64.whl"
+    with zipfile.ZipFile(whl) as zf:
         names = set(zf.namelist())
         assert {"areev/__init__.py", "areev/_areev.abi3.so", "areev-0.1.0.dist-info/METADATA",
                 "areev-0.1.0.dist-info/WHEEL", "areev-0.1.0.dist-info/RECORD"} <= names
@@ -416,18 +430,68 @@ def test_pep517_backend_builds_a_correct_wheel(tmp_path):
             data = zf.read(path)
             want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             assert (digest, int(size)) == (want, len(data))
-        zf.extractall(tmp_path / "site")
-    ldd = subprocess.run(["ldd", str(tmp_path / "site" / "areev" / "_areev.abi3.so")],
+    ldd = subprocess.run(["ldd", str(site / "areev" / "_areev.abi3.so")],
                          capture_output=True, text=True).stdout
-    assert "libsqlite3" not in ldd and "libsodium" not in ldd and "libfmt" not in ldd
+    # The system's shared SQLite, the one Python's sqlite3 module loads (one
+    # copy per process); libsodium static, fmt header-only.
+    assert re.search(r"^\s*libsqlite3\.so\.0 => /", ldd, re.M), ldd
+    assert "libsodium" not in ldd and "libfmt" not in ldd
     check = subprocess.run(
         [sys.executable, "-c",
          "import areev, json, sys; m = areev.Areev(sys.argv[1]); "
          "print(m.memory_tool(json.dumps({'command': 'view', 'path': '/memories'})))",
-         str(tmp_path / "w.db")],
-        capture_output=True, text=True, cwd=tmp_path / "site", timeout=60)
+         str(site.parent / "w.db")],
+        capture_output=True, text=True, cwd=site, timeout=60)
     assert check.returncode == 0, check.stderr
     assert check.stdout.startswith("Here're the files and directories up to 2 levels deep in /memories")
+
+
+SQLITE3_MODULE_BESIDE_A_HANDLE = r"""
+import json, sqlite3, subprocess, sys
+order, db, cli = sys.argv[1:4]
+if order == "sqlite3-first":  # SQLite initialised before areev's global settings
+    sqlite3.connect(":memory:").execute("SELECT 1").fetchone()
+import areev
+J = json.dumps
+def create(name):
+    return J({"command": "create", "path": f"/memories/{name}.md", "file_text": name})
+def cli_create(name):
+    proc = subprocess.run([cli, "memtool", "--db", db, create(name)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+m = areev.Areev(db)
+m.memory_tool(create("one"))
+c = sqlite3.connect(db)  # e.g. a debug query; closing it must not drop areev's locks
+c.execute("SELECT count(*) FROM sqlite_master").fetchone()
+c.close()
+cli_create("three")  # another process writes and exits
+m.memory_tool(create("two"))
+cli_create("four")
+m.close()
+"""
+
+
+@pytest.mark.parametrize("order", ["areev-first", "sqlite3-first"])
+def test_the_wheels_handle_keeps_every_write_beside_the_sqlite3_module(wheel, tmp_path, order):
+    # Issue: the wheel linked a private SQLite. Closing a sqlite3-module
+    # connection to the store dropped the POSIX locks of that copy's
+    # connection (they are per process), the CLI's exit then deleted the WAL
+    # under the open handle, and a later checkpoint lost an acknowledged write.
+    cli = areev_cli()
+    if cli is None:
+        pytest.skip("the areev CLI is not built")
+    _, site = wheel
+    db = str(tmp_path / "a.db")
+    proc = subprocess.run([sys.executable, "-c", SQLITE3_MODULE_BESIDE_A_HANDLE, order, db, cli],
+                          capture_output=True, text=True, cwd=site, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    view = subprocess.run([cli, "memtool", "--db", db, json.dumps({"command": "view", "path": "/memories"})],
+                          capture_output=True, text=True, timeout=60)
+    assert view.returncode == 0, view.stderr
+    for name in ("one", "two", "three", "four"):
+        assert f"/memories/{name}.md" in view.stdout, view.stdout
+    import sqlite3
+    with contextlib.closing(sqlite3.connect(db)) as c:
+        assert c.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 @pytest.mark.skipif(PACKAGING_SKIP, reason="packaging is checked in the release pass")

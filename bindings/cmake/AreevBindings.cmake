@@ -5,8 +5,10 @@
 # Standalone mode (no `memtool` target yet): finds the repository root
 # (AREEV_SOURCE_DIR, default: two levels above the binding), sets up the
 # dependencies the core libraries expect, and adds grainstore + memtool. There,
-# SQLite and libsodium are linked from their static archives and fmt is used
-# header-only, so the extension depends on nothing but libc/libstdc++/zlib.
+# libsodium is linked from its static archive and fmt is used header-only.
+# SQLite is linked as each module's AREEV_SQLITE_LINK property says: `shared`
+# (the default; the Python extension) links the system's libsqlite3.so.0,
+# `static` (the Node addon) its static archive. See "One SQLite per process".
 #
 # Always: defines `areev_bind_core` (bindings/core) and the function
 # areev_binding_link_options(target) for extension modules.
@@ -31,15 +33,28 @@ if(NOT TARGET memtool)
   find_package(nlohmann_json REQUIRED)
   find_package(Threads REQUIRED)
 
-  # Static SQLite and libsodium under the names grainstore links.
+  # One SQLite per process: SQLite tracks the POSIX advisory locks of its
+  # connections per process (closing any descriptor of a file drops all the
+  # process's locks on it), and only within one copy of its code. A Python
+  # program that also opens the store with the sqlite3 module and closes
+  # that connection would drop the locks a second, private copy holds, and
+  # another process could then delete the WAL under it and lose a write
+  # (sqlite.org/howtocorrupt.html, section 2.2). Python's _sqlite3 loads the
+  # shared libsqlite3.so.0, so the extension links that one. Node 20 has no
+  # SQLite of its own, so the addon is self-contained (static); node:sqlite
+  # (Node >= 22.5) and better-sqlite3 are other copies, see docs/bindings.md.
   find_path(_areev_sqlite_inc sqlite3.h REQUIRED)
+  find_library(_areev_sqlite_so NAMES sqlite3 REQUIRED)
   find_library(_areev_sqlite_a NAMES libsqlite3.a REQUIRED)
   find_library(_areev_sodium_a NAMES libsodium.a REQUIRED)
   find_library(_areev_z NAMES z)
+  # Evaluated for the module being linked (the head target).
+  set(_areev_sqlite_lib
+    "$<IF:$<STREQUAL:$<TARGET_PROPERTY:AREEV_SQLITE_LINK>,static>,${_areev_sqlite_a},${_areev_sqlite_so}>")
   add_library(PkgConfig::SQLITE3 INTERFACE IMPORTED)
   set_target_properties(PkgConfig::SQLITE3 PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${_areev_sqlite_inc}"
-    INTERFACE_LINK_LIBRARIES "${_areev_sqlite_a};m;${CMAKE_DL_LIBS};Threads::Threads;$<$<BOOL:${_areev_z}>:${_areev_z}>")
+    INTERFACE_LINK_LIBRARIES "${_areev_sqlite_lib};m;${CMAKE_DL_LIBS};Threads::Threads;$<$<BOOL:${_areev_z}>:${_areev_z}>")
   add_library(PkgConfig::SODIUM INTERFACE IMPORTED)
   set_target_properties(PkgConfig::SODIUM PROPERTIES
     INTERFACE_LINK_LIBRARIES "${_areev_sodium_a};Threads::Threads")
