@@ -604,6 +604,33 @@ def test_a_child_forked_while_other_threads_open_and_close_handles_can_open_one(
     assert proc.stdout.strip() == "0", f"{proc.stdout.strip()} of 60 children hung"
 
 
+def test_the_stub_marks_positional_only_exactly_what_the_extension_takes_positionally(areev, mem):
+    # Issue: _areev.pyi offered memory_tool(json=...) and history(path=...),
+    # which the extension refuses ("takes no keyword arguments").
+    import ast
+
+    stub = ast.parse((pathlib.Path(areev.__file__).parent / "_areev.pyi").read_text())
+    cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Areev")
+    checked = []
+    for fn in cls.body:
+        if not isinstance(fn, ast.FunctionDef) or fn.name in ("__init__", "__enter__", "close") or \
+                any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list):
+            continue
+        self_arg = (fn.args.posonlyargs + fn.args.args)[0]
+        positional_only = [a.arg for a in fn.args.posonlyargs if a is not self_arg]
+        named = [a.arg for a in fn.args.args if a is not self_arg]
+        try:
+            getattr(mem, fn.name)(**{p: None for p in named + positional_only})
+            takes_keywords = True
+        except TypeError as e:
+            takes_keywords = "keyword argument" not in str(e)
+        except Exception:  # refused a value, not a keyword
+            takes_keywords = True
+        assert takes_keywords == bool(named), (fn.name, named, positional_only)
+        checked.append(fn.name)
+    assert sorted(checked) == ["__exit__", "history", "memory_tool", "read", "read_bytes"]
+
+
 def test_a_typed_version_number_never_names_a_grain_id_prefix(areev, mem):
     p = "/memories/n.md"
     digits = None
