@@ -73,9 +73,17 @@ void Checkpointer::Wake() {
 
 void Checkpointer::Run() {
   Db db;
+  {
+    // Opening the connection takes SQLite's global and shared-memory
+    // mutexes: it is a pass, so that fork() waits it out (HoldForFork).
+    std::unique_lock lock(thread_.mu());
+    thread_.cv().wait(lock, [this] { return !passing_; });
+    passing_ = true;
+  }
   // A connection checkpoints only a WAL it has opened, which takes a read.
   const bool ready =
       db.Open(path_, false).ok() && db.QueryInt("SELECT count(*) FROM sqlite_schema").has_value();
+  EndPass();
   for (;;) {
     {
       std::unique_lock lock(thread_.mu());
