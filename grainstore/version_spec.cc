@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace grainstore {
 namespace {
 
@@ -21,10 +23,10 @@ Result<VersionSpec> ParseVersionSpec(std::string_view spec) {
     digits = digits && IsDigit(c);
     hex = hex && IsHex(c);
   }
-  if (digits && spec.size() <= 9) {  // fits a version number with room to spare
-    std::uint32_t n = 0;
-    for (char c : spec) n = n * 10 + static_cast<std::uint32_t>(c - '0');
-    out.number = n;
+  if (digits && spec.size() <= 10) {  // up to 4294967295, the largest version number
+    std::uint64_t n = 0;
+    for (char c : spec) n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    if (n <= UINT32_MAX) out.number = static_cast<std::uint32_t>(n);
   }
   if (hex && spec.size() >= kMinGrainPrefix && spec.size() <= kGrainIdHexChars) {
     out.id_prefix.reserve(spec.size());
@@ -32,13 +34,13 @@ Result<VersionSpec> ParseVersionSpec(std::string_view spec) {
       out.id_prefix.push_back(c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c);
     }
   }
-  if (digits && spec.size() <= 9 && out.number == 0 && out.id_prefix.empty()) {
+  if (digits && spec.size() <= 10 && out.number == 0 && out.id_prefix.empty()) {
     // "0" (or "00") can be neither: versions are numbered from 1, and it is
     // too short for a prefix. "000000" still names a grain id prefix.
     return Status::InvalidArgument(
         fmt::format("versions are numbered from 1, got {}", spec));
   }
-  if (!digits && out.id_prefix.empty()) {
+  if (out.number == 0 && out.id_prefix.empty()) {  // also 65 digits or more
     return Status::InvalidArgument(fmt::format(
         "'{}' is neither a version number nor a grain id prefix ({}+ hex)", spec,
         kMinGrainPrefix));

@@ -43,7 +43,11 @@ TEST(VersionSpecTest, ParsesNumbersAndPrefixes) {
   ExpectParsed("42", 42, "");
   ExpectParsed("ABCdef12", 0, "abcdef12");
   ExpectParsed("58526585", 58526585, "58526585");
-  // Too long to be a number, still a prefix; never an overflow.
+  // Every version number a chain can have (.history names them so).
+  ExpectParsed("1000000000", 1000000000, "1000000000");
+  ExpectParsed("4294967295", 4294967295u, "4294967295");
+  // Too large to be a number, still a prefix; never an overflow.
+  ExpectParsed("4294967296", 0, "4294967296");
   ExpectParsed("99999999999999999999", 0, "99999999999999999999");
 }
 
@@ -53,6 +57,8 @@ TEST(VersionSpecTest, RejectsMalformedNames) {
     EXPECT_EQ(ParseVersionSpec(bad).error().code(), StatusCode::kInvalidArgument) << bad;
   }
   EXPECT_EQ(ParseVersionSpec(std::string(65, 'a')).error().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseVersionSpec(std::string(65, '9')).error().code(),
             StatusCode::kInvalidArgument);
   EXPECT_TRUE(ParseVersionSpec(std::string(64, 'a')).has_value());
 }
