@@ -36,9 +36,10 @@ class AppendBases {
     // The file's append run: run[0] was stored whole, run[i] is the i-th
     // append after it, and run.back() is the file's current body.
     std::vector<Version> run;
-    // run.back()'s whole content, kept up to kMaxContentBytes; a larger file's
-    // entry keeps none, and a new body is then recognised as an append by the
-    // hash of its first run.back().size bytes (HasContent false).
+    // run.back()'s whole content, kept while the entry's Cost() stays within
+    // kMaxEntryBytes; past that the entry keeps none, and a new body is then
+    // recognised as an append by the hash of its first run.back().size bytes
+    // (HasContent false).
     std::string content;
     BodyHasher hasher;  // has been fed run.back()'s content
 
@@ -51,7 +52,6 @@ class AppendBases {
   static constexpr std::size_t kMaxEntries = 64;
   static constexpr std::size_t kMaxBytes = 16u << 20;
   static constexpr std::size_t kMaxEntryBytes = 4u << 20;
-  static constexpr std::size_t kMaxContentBytes = 4u << 20;
 
   // The entry kept for `node`, or null.
   const Entry* Find(NodeId node) const;

@@ -25,8 +25,9 @@ constexpr std::size_t kMinDeltaBase = 2048;
 constexpr std::size_t kMaxAssembledRows = 1024;
 
 // Whether `body` begins with the content of `entry`'s newest body: compared
-// byte for byte when the entry keeps it, else by hash (a file past
-// kMaxContentBytes, whose hashing costs far less than storing it whole).
+// byte for byte when the entry keeps it, else by hash (a file of about
+// AppendBases::kMaxEntryBytes or more, whose hashing costs far less than
+// storing it whole).
 bool StartsWithLastBody(const AppendBases::Entry& entry, std::string_view body) {
   const std::size_t size = entry.run.back().size;
   if (entry.HasContent()) return body.starts_with(entry.content);
@@ -76,8 +77,13 @@ void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool
     return;
   }
   std::optional<AppendBases::Entry> entry = append_bases.Take(before.info.id);
-  const bool keep_content = body.size() <= AppendBases::kMaxContentBytes;
-  if (plan.base_id == 0 || !entry) {  // a whole body starts a new run
+  const bool new_run = plan.base_id == 0 || !entry;
+  const std::size_t run_size = new_run ? 1 : entry->run.size() + 1;
+  // Content is kept only while the entry stays within what AppendBases keeps
+  // (an entry past kMaxEntryBytes would be dropped, ending the run).
+  const bool keep_content =
+      body.size() + run_size * AppendBases::kVersionCost <= AppendBases::kMaxEntryBytes;
+  if (new_run) {  // a whole body starts a new run
     entry.emplace();
     if (keep_content) entry->content.assign(body);
   } else if (keep_content && entry->HasContent()) {

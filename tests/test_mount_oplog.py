@@ -53,7 +53,9 @@ def replay(entries):
 
     for e in entries:
         op, key, new = e["op"], e["subject"], e["new_subject"]
-        if op in ("mkdir",):
+        if op in ("add", "supersede") and e["node_id"] == 0:
+            continue  # a fact's: no file
+        if op == "mkdir":
             make(e, "dir")
         elif op == "symlink":
             make(e, "link")
