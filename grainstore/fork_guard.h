@@ -4,7 +4,8 @@
 // call on the Store would wait forever for the mutex. pthread_atfork handlers
 // take every open Store's mutex (and wait out its checkpoint) before the fork
 // and release them after it, in the parent and in the child, so fork() waits
-// for the Store calls in flight and the child starts with idle Stores.
+// for the Store calls in flight (and, below, for Stores being opened or
+// closed) and the child starts with idle Stores.
 //
 // A Store still opening or already closing is not registered, yet its
 // connection may be inside SQLite's global or shared-memory mutexes, or hold

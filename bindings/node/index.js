@@ -79,9 +79,9 @@ class Areev {
 
   /**
    * Handlers for @anthropic-ai/sdk's betaMemoryTool(handlers): each forwards its
-   * command to memoryTool(). Other command names (see commandRunnerKey) also reach
-   * the backend, so the model gets the backend's `Unknown command: ...` error;
-   * every other key (toString, Symbol.toPrimitive, then, ...) is a plain object's.
+   * command to memoryTool(). Every other command name the model may send also
+   * reaches the backend, so the model gets its `Unknown command: ...` error,
+   * while the object converts, prints and awaits as a plain object (see below).
    */
   memoryToolHandlers() {
     const run = (command) => settled(() => this.memoryTool(JSON.stringify(command)));
@@ -89,17 +89,34 @@ class Areev {
     for (const name of COMMANDS) handlers[name] = run;
     return new Proxy(handlers, {
       get(target, key, receiver) {
-        if (key in target || !isUnknownCommandName(key)) return Reflect.get(target, key, receiver);
-        return run;
+        if (Object.hasOwn(target, key)) return target[key];
+        const inherited = Reflect.get(target, key, receiver);
+        if (typeof key !== 'string' || PROBED_NAMES.has(key)) return inherited;
+        if (typeof inherited === 'function') return commandOr(key, run, inherited);
+        if (inherited !== undefined) return inherited;
+        return isUnknownCommandName(key) ? run : undefined;
       },
     });
   }
 }
 
-// Names a model might send as a command: snake_case words like the six, so
-// not the protocol keys JavaScript and libraries probe any object for
-// (Symbol.toPrimitive, toJSON, asymmetricMatch, $$typeof; Object.prototype's
-// keys are found on the handlers object itself). `then` and `inspect` are
+// The SDK runs a model's command as handlers[input.command](input). So an
+// Object.prototype method (toString, constructor, hasOwnProperty, ...) called
+// with the command it is named after runs that command, which the backend
+// refuses as unknown; called otherwise (String(handlers), a library's
+// hasOwnProperty) it is the method itself.
+function commandOr(name, run, method) {
+  return function commandOrMethod(...args) {
+    const [input] = args;
+    if (input !== null && typeof input === 'object' && input.command === name) return run(input);
+    return Reflect.apply(method, this, args);
+  };
+}
+
+// Names a model might send as a command that no object has: snake_case words
+// like the six, so not the protocol keys JavaScript and libraries probe any
+// object for (Symbol.toPrimitive, toJSON, asymmetricMatch, $$typeof;
+// Object.prototype's keys are handled by commandOr). `then` and `inspect` are
 // lower-case probes: a runner there would make the handlers a thenable that
 // `await` calls, or a custom inspector. A probe answered with a runner made
 // the runner's promise reject unhandled, which ends a Node process.

@@ -94,6 +94,22 @@ test('the SDK exports betaMemoryTool and the handlers cover its commands', { ski
   m.close();
 });
 
+// Issue: with a plain object's prototype, a model command named after one of
+// its methods (toString, constructor, hasOwnProperty, ...) reached that method
+// and came back as a bogus success ("[object Object]", false, the input).
+test('a command named after an object method is an unknown command, not a result', { skip },
+  async () => {
+    const m = new Areev(tmpDb(), 'assistant');
+    const tool = betaMemoryTool(m.memoryToolHandlers());
+    for (const command of ['copy', 'toString', 'toLocaleString', 'valueOf', 'constructor',
+      'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', '__lookupGetter__',
+      '__defineGetter__']) {
+      await assert.rejects(tool.run({ command, path: '/memories/a.md' }),
+        { message: `Unknown command: ${command}` }, command);
+    }
+    m.close();
+  });
+
 test('tool runner results equal areev memtool for the same commands', { skip }, async () => {
   const m = new Areev(tmpDb(), 'assistant');
   const seen = [];
