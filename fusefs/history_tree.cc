@@ -68,11 +68,15 @@ void HistoryTree::FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) co
   st->st_gid = getgid();
   st->st_blksize = 4096;
   st->st_nlink = 1;
+  // Owner-only, like the mount's own user's view of its history: with
+  // `-o allow_other` other users would otherwise read every version of a
+  // file its mode keeps from them (the kernel checks these modes:
+  // default_permissions).
   if (node.kind == Kind::kDir) {
-    st->st_mode = S_IFDIR | 0555;
+    st->st_mode = S_IFDIR | 0500;
     st->st_atim = st->st_mtim = st->st_ctim = ToTs(mount_ns_);
   } else {
-    st->st_mode = S_IFREG | 0444;
+    st->st_mode = S_IFREG | 0400;
     st->st_size = static_cast<off_t>(node.version.size);
     st->st_blocks = (st->st_size + 511) / 512;
     st->st_atim = st->st_mtim = st->st_ctim = ToTs(node.version.created_ns);

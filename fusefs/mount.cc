@@ -73,6 +73,16 @@ int OpenStore(const MountOptions& options, OpenedStore* out) {
         error.message().empty() ? error.ToString() : error.message());
     return 1;
   }
+  if ((*store)->read_only()) {
+    // Every save through the mount is a write; a read-only mount would also
+    // go stale at the owner's next write (a snapshot cannot follow it).
+    Log(LogLevel::kError,
+        "cannot mount {}: this user may only read the store (the mount writes every save "
+        "into it): write access to the file and its directory is needed; `areev cat`, "
+        "`history` and `memtool view` read it as it is",
+        options.db_path);
+    return 1;
+  }
   auto ns = (*store)->Namespace(options.ns);
   if (!ns) {
     Log(LogLevel::kError, "namespace {}: {}", options.ns, ns.error().ToString());

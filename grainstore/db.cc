@@ -280,6 +280,8 @@ Status Db::OpenReadOnlyUri(const std::string& path, const char* parameter) {
                     SQLITE_OPEN_EXRESCODE);
 }
 
+bool Db::read_only() const { return db_ != nullptr && sqlite3_db_readonly(db_, "main") == 1; }
+
 Result<bool> Db::InWalMode() {
   static constexpr char kSql[] = "PRAGMA journal_mode";
   auto st = Prepare(kSql);

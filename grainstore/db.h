@@ -126,6 +126,9 @@ class Db {
   void Close();
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
+  // True when the connection cannot write (a snapshot, or opened read-only
+  // because this user may not write the store).
+  bool read_only() const;
   // Prepares (once per connection, cached by the address of `sql`) a
   // statement. `sql` must be a string with static storage duration.
   Result<Statement> Prepare(const char* sql);

@@ -214,6 +214,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
 
 std::uint64_t Store::origin() const { return impl_->origin; }
 
+bool Store::read_only() const { return impl_->db.read_only(); }
+
 Status Store::CheckNamespaceName(std::string_view name) {
   if (ValidNsName(name)) return Status::Ok();
   return Status::InvalidArgument(fmt::format(

@@ -317,3 +317,85 @@ def test_mount_on_a_symlink_mounts_the_directory_it_names(run_areev, db, tmp_pat
                f"directory that does not exist\n")
     finally:
         force_unmount(str(tmp_path / "real"))
+
+
+@pytest.fixture
+def shared_dir():
+    """A directory under /tmp that another user may enter (pytest's are 0700)."""
+    import tempfile
+    path = tempfile.mkdtemp(prefix="areev-shared-", dir="/tmp")
+    os.chmod(path, 0o755)
+    yield path
+    force_unmount(os.path.join(path, "mp"))
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# Issue: a user who may only read the store got a mount anyway. It served
+# the store as a snapshot that went stale (EBUSY, a log line ten times a
+# second) at the owner's next write, and a chmod 444 store's appends were
+# dropped with only close() saying so, which `echo >>` ignores.
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to act as another user")
+def test_mount_refuses_a_store_this_user_may_only_read(areev_bin, run_areev, shared_dir):
+    db = os.path.join(shared_dir, "s.db")
+    mp = os.path.join(shared_dir, "mp")
+    cmd = json.dumps({"command": "create", "path": "/memories/r.md", "file_text": "v1\n"})
+    assert run_areev("memtool", cmd, "--db", db).returncode == 0
+    os.mkdir(mp)
+    os.chmod(mp, 0o777)
+    before = sorted(os.listdir(shared_dir))
+    for foreground in ([], ["-f"]):
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               str(areev_bin), "mount", mp, "--db", db, *foreground],
+                              capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 1, proc.stderr
+        assert "this user may only read the store" in proc.stderr, proc.stderr
+        assert not os.path.ismount(mp)
+    assert sorted(os.listdir(shared_dir)) == before  # no -wal or -shm made
+
+
+# Issue: under `-o allow_other` every version file was 0444 and every
+# .history directory 0555, so another user read all versions of a file whose
+# mode (0600, or inside a 0700 directory) refused them the file itself.
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to act as another user")
+def test_history_is_the_mount_owners_only_under_allow_other(areev_bin, shared_dir):
+    db = os.path.join(shared_dir, "s.db")
+    mp = os.path.join(shared_dir, "mp")
+    os.mkdir(mp)
+    proc = subprocess.Popen([str(areev_bin), "mount", mp, "--db", db, "-f", "-o", "allow_other"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_mounted(mp, proc)
+        os.chmod(mp, 0o755)
+        with open(os.path.join(mp, "public.md"), "w") as f:
+            f.write("public\n")
+        fd = os.open(os.path.join(mp, "secret.md"), os.O_WRONLY | os.O_CREAT, 0o600)
+        os.write(fd, b"secret\n")
+        os.close(fd)
+        os.mkdir(os.path.join(mp, "private"), 0o700)
+        with open(os.path.join(mp, "private", "s.md"), "w") as f:
+            f.write("private\n")
+
+        def as_nobody(*argv):
+            return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                   *argv], capture_output=True, text=True, timeout=30)
+        assert as_nobody("cat", os.path.join(mp, "public.md")).stdout == "public\n"
+        assert as_nobody("cat", os.path.join(mp, "secret.md")).returncode != 0
+        for rel in ("secret.md", "public.md", "private/s.md"):
+            listing = as_nobody("ls", os.path.join(mp, ".history", rel))
+            assert listing.returncode != 0 and "Permission denied" in listing.stderr, listing
+        names = os.listdir(os.path.join(mp, ".history", "secret.md"))  # the owner reads them
+        assert len(names) == 1
+        version = os.path.join(mp, ".history", "secret.md", names[0])
+        assert os.stat(version).st_mode & 0o777 == 0o400
+        assert open(version).read() == "secret\n"
+        read = as_nobody("cat", version)
+        assert read.returncode != 0 and "Permission denied" in read.stderr, read
+    finally:
+        subprocess.run(["fusermount3", "-u", mp], capture_output=True)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            force_unmount(mp)

@@ -111,6 +111,9 @@ class Store {
 
   // A random id distinct per open Store; recorded in every op-log entry.
   std::uint64_t origin() const;
+  // True when this process may only read the store (its user may not write
+  // the file or its directory): every write fails with ReadOnly.
+  bool read_only() const;
 
   // ---- Namespaces -------------------------------------------------------
   // Resolves (creating it and its root directory if missing) a namespace.
