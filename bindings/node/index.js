@@ -87,12 +87,16 @@ class Areev {
     const run = (command) => settled(() => this.memoryTool(JSON.stringify(command)));
     const handlers = {};
     for (const name of COMMANDS) handlers[name] = run;
+    const wrapped = new Map();  // one per method, so that h.toString === h.toString
     return new Proxy(handlers, {
       get(target, key, receiver) {
         if (Object.hasOwn(target, key)) return target[key];
         const inherited = Reflect.get(target, key, receiver);
         if (typeof key !== 'string' || PROBED_NAMES.has(key)) return inherited;
-        if (typeof inherited === 'function') return commandOr(key, run, inherited);
+        if (typeof inherited === 'function') {
+          if (!wrapped.has(key)) wrapped.set(key, commandOr(key, run, inherited));
+          return wrapped.get(key);
+        }
         if (inherited !== undefined) return inherited;
         return isUnknownCommandName(key) ? run : undefined;
       },

@@ -144,7 +144,7 @@ test('memoryToolHandlers converts, prints, serialises and awaits as a plain obje
     (async () => {
       const seen = ['' + h, String(h), \`\${h}\`, h.toString(), JSON.stringify(h),
         util.inspect(h).includes('str_replace'), (await h) === h, h[Symbol.toPrimitive],
-        h.valueOf() === h, Object.getPrototypeOf(h) === Object.prototype, h.inspect, h.toJSON, Object.keys(h).join()];
+        h.valueOf() === h && h.toString === h.toString, Object.getPrototypeOf(h) === Object.prototype, h.inspect, h.toJSON, Object.keys(h).join()];
       console.log(JSON.stringify(seen));
       setTimeout(() => m.close(), 100);  // a stray rejection would end the process first
     })();`;
