@@ -288,23 +288,25 @@ int RunMount(const MountOptions& given) {
   // Two mounts started at once on one mountpoint: the second waits here
   // until the first is mounted, then finds it below.
   MountpointLock lock(options.mountpoint);
-  if (MountTypeAt(options.mountpoint) == kAreevMountType) {
+  if (MountAt(options.mountpoint).type == kAreevMountType) {
     // libfuse would stack a second daemon on the first, and a user would
     // edit through whichever is on top.
     Log(LogLevel::kError, "cannot mount on {}: an areev mount is already there; unmount it "
         "first (areev umount {})", options.mountpoint, options.mountpoint);
     return 1;
   }
-  OpenedStore opened;
-  if (int rc = OpenStore(options, &opened); rc != 0) return rc;
-  if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
-
+  // libfuse parses the -o options here: a bad one is refused before the
+  // store is opened, so it creates no store file.
   Filesystem fs;
   auto args = BuildArgs(options, &fs);
   const fuse_lowlevel_ops ops = BuildOperations();
   std::unique_ptr<fuse_session, SessionDeleter> se(
       fuse_session_new(args.get(), &ops, sizeof(ops), &fs));
   if (!se) return 2;  // libfuse printed why (an unknown -o option)
+
+  OpenedStore opened;
+  if (int rc = OpenStore(options, &opened); rc != 0) return rc;
+  if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
   if (fuse_set_signal_handlers(se.get()) != 0) return 1;
   if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
     fuse_remove_signal_handlers(se.get());
@@ -344,13 +346,20 @@ int RunMount(const MountOptions& given) {
 
 int Unmount(const std::string& given, std::string* error, std::string* note) {
   const std::string mountpoint = ResolveMountPath(given);  // fusermount3 follows no link
-  const std::string type = MountTypeAt(mountpoint);
-  if (type.empty()) {
+  const MountEntry mount = MountAt(mountpoint);
+  if (mount.type.empty()) {
     *error = fmt::format("{} is not mounted", given);
     return 1;
   }
-  if (!type.starts_with("fuse")) {
-    *error = fmt::format("{} is a {} mount, not a FUSE one", given, type);
+  if (!mount.type.starts_with("fuse")) {
+    *error = fmt::format("{} is a {} mount, not a FUSE one", given, mount.type);
+    return 1;
+  }
+  const uid_t self = getuid();
+  if (self != 0 && mount.owner && *mount.owner != self) {
+    // fusermount3 would refuse with "entry ... not found in /etc/mtab".
+    *error = fmt::format("cannot unmount {}: another user (uid {}) mounted it; only that user "
+                         "or root may unmount it", given, *mount.owner);
     return 1;
   }
   for (int attempt = 0; attempt < 10; ++attempt) {

@@ -1,5 +1,6 @@
 #include "mount_table.h"
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -39,10 +40,30 @@ std::vector<std::string_view> Fields(std::string_view line) {
   return fields;
 }
 
+// The user_id= of a mount's super options ("rw,user_id=1000,group_id=1000").
+std::optional<uid_t> OwnerIn(std::string_view super_options) {
+  constexpr std::string_view kKey = "user_id=";
+  std::size_t start = 0;
+  while (start <= super_options.size()) {
+    std::size_t end = super_options.find(',', start);
+    if (end == std::string_view::npos) end = super_options.size();
+    const std::string_view option = super_options.substr(start, end - start);
+    start = end + 1;
+    if (!option.starts_with(kKey)) continue;
+    uid_t uid = 0;
+    const char* first = option.data() + kKey.size();
+    const char* last = option.data() + option.size();
+    auto [ptr, ec] = std::from_chars(first, last, uid);
+    if (ec == std::errc() && ptr == last && first != last) return uid;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::string MountTypeIn(std::string_view mountinfo, std::string_view mountpoint) {
-  std::string type;
+MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint) {
+  MountEntry entry;
   std::size_t start = 0;
   while (start < mountinfo.size()) {
     std::size_t end = mountinfo.find('\n', start);
@@ -53,12 +74,13 @@ std::string MountTypeIn(std::string_view mountinfo, std::string_view mountpoint)
     if (fields.size() < 7 || Unescape(fields[4]) != mountpoint) continue;
     for (std::size_t i = 6; i + 1 < fields.size(); ++i) {
       if (fields[i] == "-") {
-        type = std::string(fields[i + 1]);  // later lines are mounted on top
+        entry = MountEntry{std::string(fields[i + 1]), std::nullopt};  // later lines are on top
+        if (i + 3 < fields.size()) entry.owner = OwnerIn(fields[i + 3]);
         break;
       }
     }
   }
-  return type;
+  return entry;
 }
 
 std::string ResolveMountPath(const std::string& path) {
@@ -82,10 +104,10 @@ std::string ResolveMountPath(const std::string& path) {
   return absolute.string();
 }
 
-std::string MountTypeAt(const std::string& path) {
+MountEntry MountAt(const std::string& path) {
   std::ifstream in("/proc/self/mountinfo");
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return MountTypeIn(text, ResolveMountPath(path));
+  return MountIn(text, ResolveMountPath(path));
 }
 
 }  // namespace fusefs

@@ -4,23 +4,33 @@
 #ifndef FUSEFS_MOUNT_TABLE_H_
 #define FUSEFS_MOUNT_TABLE_H_
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace fusefs {
 
-// The filesystem type ("fuse.areev", "ext4", ...) of the topmost mount on
-// `mountpoint` (an absolute, normalised path) in `mountinfo`'s text, or ""
-// when nothing is mounted there.
-std::string MountTypeIn(std::string_view mountinfo, std::string_view mountpoint);
+// The topmost mount on a path.
+struct MountEntry {
+  std::string type;  // "fuse.areev", "ext4", ...; "" when nothing is mounted there
+  // A FUSE mount's owner (its user_id= option): fusermount3 lets only that
+  // user, or root, unmount it.
+  std::optional<uid_t> owner;
+};
+
+// The topmost mount on `mountpoint` (an absolute, normalised path) in
+// `mountinfo`'s text.
+MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint);
 
 // `path` as the mount table names a mount on it: absolute, normalised, with
 // symlinks resolved (a dead FUSE mount, which cannot be stat'ed, keeps the
 // name it is reached by).
 std::string ResolveMountPath(const std::string& path);
 
-// MountTypeIn for this process's mount table and ResolveMountPath(path).
-std::string MountTypeAt(const std::string& path);
+// MountIn for this process's mount table and ResolveMountPath(path).
+MountEntry MountAt(const std::string& path);
 
 }  // namespace fusefs
 

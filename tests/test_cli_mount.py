@@ -155,6 +155,11 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     assert bad_ns.returncode == 2 and bad_ns.stderr.startswith(
         "areev: --ns: invalid namespace name 'bad ns'"), bad_ns.stderr
     assert not fresh.exists()
+    bad_opt = run_areev("mount", str(tmp_path / "mp"), "--db", str(fresh), "-o", "no_such_opt",
+                        "-f")
+    assert bad_opt.returncode == 2 and "unknown option" in bad_opt.stderr, bad_opt.stderr
+    assert not fresh.exists()  # libfuse refused the option before the store was opened
+    assert not os.path.ismount(str(tmp_path / "mp"))
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database" * 100)
     not_store = run_areev("mount", str(tmp_path / "mp"), "--db", str(junk), "-f")
@@ -352,6 +357,40 @@ def test_mount_refuses_a_store_this_user_may_only_read(areev_bin, run_areev, sha
         assert "this user may only read the store" in proc.stderr, proc.stderr
         assert not os.path.ismount(mp)
     assert sorted(os.listdir(shared_dir)) == before  # no -wal or -shm made
+
+
+# Issue: `areev umount` of another user's mount retried for two seconds, then
+# relayed fusermount3's "entry for ... not found in /etc/mtab".
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to act as another user")
+def test_umount_of_another_users_mount_says_whose_it_is(areev_bin, shared_dir):
+    mp = os.path.join(shared_dir, "mp")
+    os.mkdir(mp)
+    proc = subprocess.Popen([str(areev_bin), "mount", mp, "--db", os.path.join(shared_dir, "s.db"),
+                             "-f"], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_mounted(mp, proc)
+        started = time.monotonic()
+        other = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                str(areev_bin), "umount", mp], capture_output=True, text=True,
+                               timeout=30)
+        assert (other.returncode, other.stderr) == (
+            1, f"areev: umount: cannot unmount {mp}: another user (uid 0) mounted it; only "
+               f"that user or root may unmount it\n")
+        assert time.monotonic() - started < 1.5  # said at once, not after retrying
+        assert os.path.ismount(mp)
+        own = subprocess.run([str(areev_bin), "umount", mp], capture_output=True, text=True,
+                             timeout=30)
+        assert own.returncode == 0, own.stderr
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            subprocess.run(["fusermount3", "-u", mp], capture_output=True)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                force_unmount(mp)
 
 
 # Issue: under `-o allow_other` every version file was 0444 and every
