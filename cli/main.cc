@@ -1,5 +1,7 @@
 // areev: the command line of the areev memory store. Parses arguments with
 // CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -11,7 +13,26 @@
 #include "cli_common.h"
 #include "commands.h"
 
+namespace {
+
+// A command on a file of megabytes holds a few whole copies of its body at
+// once (the stored one, the edited one, the one sealed). glibc's malloc maps
+// each block above a threshold that follows the largest block freed so far,
+// and hands the heap's top back above twice that; a file that grows by a
+// few bytes per edit then asks every time for a block just past both, and
+// pays a page fault for each 4 KiB it touches (an insert into a 4 MiB file
+// took several times as long as the copies it makes; docs/performance.md).
+// Fixed thresholds keep such blocks in the heap, to be reused by the next
+// edit. Blocks above 32 MiB are still mapped and unmapped one by one.
+void KeepLargeBlocksInTheHeap() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  KeepLargeBlocksInTheHeap();
   cli::GlobalOptions global;
   CLI::App app{"areev: a versioned memory store for Anthropic's memory tool",
                "areev"};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "append_bases.h"
 #include "grain_id.h"
@@ -115,6 +116,33 @@ TEST_F(DeltaBodiesTest, AFileLargerThanTheKeptContentStillGrowsByDeltas) {
   }
   EXPECT_LT(RawInt("SELECT sum(length(bytes)) FROM bodies WHERE base_id IS NOT NULL"), 1000);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
+// A delta whose rows do not add up to its stored size (a damaged file) is a
+// Corruption error, never a body of the wrong bytes.
+TEST_F(DeltaBodiesTest, RowsThatDoNotFitTheirBaseAreCorruption) {
+  auto versions = Grow(base_, 3);
+  auto damage = [&](const char* sql) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+    sqlite3_busy_timeout(raw, 5000);
+    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(raw);
+  };
+  auto read_v2 = [&]() {  // a fresh Store: no cached head or run
+    auto other = Store::Open(path_);
+    EXPECT_TRUE(other.has_value());
+    return (*other)->ReadVersion(ns_, kKey, "2");
+  };
+  ASSERT_EQ(*read_v2(), versions[1]);
+  damage("UPDATE bodies SET size = size + 1 WHERE base_id IS NULL");
+  auto misplaced = read_v2();
+  ASSERT_FALSE(misplaced.has_value());
+  EXPECT_EQ(misplaced.error().code(), StatusCode::kCorruption) << misplaced.error().ToString();
+  damage("UPDATE bodies SET size = size - 1, bytes = substr(bytes, 2) WHERE base_id IS NULL");
+  auto short_base = read_v2();
+  ASSERT_FALSE(short_base.has_value());
+  EXPECT_EQ(short_base.error().code(), StatusCode::kCorruption) << short_base.error().ToString();
 }
 
 TEST_F(DeltaBodiesTest, AnotherConnectionReadsTheAssembledBodies) {

@@ -3,7 +3,6 @@
 // docs/storage-format.md ("Delta bodies").
 #include <optional>
 #include <utility>
-#include <vector>
 
 #include "grain_id.h"
 #include "store_impl.h"
@@ -150,10 +149,16 @@ Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
 }
 
 Result<std::string> StoreImpl::AssembleBody(std::string_view newest, std::int64_t base_id) {
-  static constexpr char kSql[] = "SELECT bytes, base_id FROM bodies WHERE id = ?";
-  std::vector<std::string> tails;  // newest first, after `newest`
-  for (std::int64_t id = base_id;;) {
-    if (tails.size() >= kMaxAssembledRows) {
+  // Each row holds the tail of its body: bytes [size - length(bytes), size),
+  // on a base whose size is where that tail starts. The body is sized once,
+  // from the newest base's size, and each row is copied straight to its
+  // place: one copy of each byte, newest row first.
+  static constexpr char kSql[] = "SELECT bytes, base_id, size FROM bodies WHERE id = ?";
+  std::string out;
+  std::size_t end = 0;  // where the next row's bytes end in `out`
+  std::int64_t id = base_id;
+  for (std::size_t rows = 0;; ++rows) {
+    if (rows >= kMaxAssembledRows) {
       return Status::Corruption("a body's chain of deltas does not end");
     }
     auto st = db.Prepare(kSql);
@@ -162,13 +167,25 @@ Result<std::string> StoreImpl::AssembleBody(std::string_view newest, std::int64_
     StepResult r = st->Step();
     if (r == StepResult::kDone) return Status::Corruption("a body is missing");
     if (r == StepResult::kError) return st->status();
+    const std::int64_t size = st->ColumnInt64(2);
+    const std::string_view bytes = st->ColumnBlobView(0);
+    if (rows == 0) {
+      if (size < 0 || static_cast<std::uint64_t>(size) > Limits::kMaxBodyBytes) {
+        return Status::Corruption("a body's size is out of range");
+      }
+      end = static_cast<std::size_t>(size);
+      out.resize(end + newest.size());
+      newest.copy(out.data() + end, newest.size());
+    }
+    if (static_cast<std::uint64_t>(size) != end || bytes.size() > end) {
+      return Status::Corruption("a body's delta does not fit the body it extends");
+    }
+    end -= bytes.size();
+    bytes.copy(out.data() + end, bytes.size());
     if (st->ColumnIsNull(1)) {
-      std::string out = st->ColumnBlob(0);
-      for (auto it = tails.rbegin(); it != tails.rend(); ++it) out += *it;
-      out += newest;
+      if (end != 0) return Status::Corruption("a body's deltas do not add up to its size");
       return out;
     }
-    tails.push_back(st->ColumnBlob(0));
     id = st->ColumnInt64(1);
   }
 }
