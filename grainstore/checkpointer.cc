@@ -1,5 +1,6 @@
 #include "checkpointer.h"
 
+#include <limits>
 #include <mutex>
 
 namespace grainstore {
@@ -11,8 +12,16 @@ void Checkpointer::Attach(Db* writer) {
 
 void Checkpointer::OnCommit(void* self, int frames) {
   auto* c = static_cast<Checkpointer*>(self);
-  if (frames >= kInlineFrames) {
-    c->CheckpointInline();
+  if (frames < kInlineFrames) c->inline_at_ = kInlineFrames;  // a new WAL, or a short one
+  if (frames >= c->inline_at_) {
+    // Each try reads the index of the whole WAL. While a reader pins an
+    // older snapshot, a try copies nothing new, so the next one waits until
+    // the WAL has doubled: linear in all, not a scan per commit.
+    const bool held_back = c->CheckpointInline();
+    c->inline_at_ = !held_back ? kInlineFrames
+                    : frames > std::numeric_limits<int>::max() / 2
+                        ? std::numeric_limits<int>::max()
+                        : frames * 2;
   } else if (frames < c->woken_at_) {
     c->woken_at_ = 0;  // the WAL restarted
   } else if (frames - c->woken_at_ >= kBackgroundFrames) {
@@ -21,12 +30,13 @@ void Checkpointer::OnCommit(void* self, int frames) {
   }
 }
 
-void Checkpointer::CheckpointInline() {
+bool Checkpointer::CheckpointInline() {
   // Best effort: a failed checkpoint leaves the WAL as it was, and the
   // commit that called us has already succeeded.
+  bool held_back = false;
   if (!thread_.Start([this] { Run(); })) {
-    (void)writer_->CheckpointPassive();
-    return;
+    (void)writer_->CheckpointPassive(&held_back);
+    return held_back;
   }
   {
     std::unique_lock lock(thread_.mu());
@@ -34,8 +44,9 @@ void Checkpointer::CheckpointInline() {
     passing_ = true;
     wanted_ = false;  // this pass copies what the thread's would have
   }
-  (void)writer_->CheckpointPassive();
+  (void)writer_->CheckpointPassive(&held_back);
   EndPass();
+  return held_back;
 }
 
 void Checkpointer::HoldForFork() {

@@ -11,7 +11,8 @@
 // the thread is running, since SQLite lets one checkpoint run at a time and
 // turns the other away at once: so within one process, while no other
 // reader pins an older snapshot, the WAL stays under kInlineFrames plus one
-// commit. A pass run by another process still turns
+// commit. While one does, an inline checkpoint copies nothing new, and the
+// next waits until the WAL has doubled. A pass run by another process still turns
 // the inline checkpoint away, and the next commit tries again. The inline
 // bound also keeps the WAL finite when no thread runs (a checkpoint that
 // failed to start, a forked child).
@@ -48,7 +49,8 @@ class Checkpointer {
 
  private:
   static void OnCommit(void* self, int frames);
-  void CheckpointInline();
+  // Whether a reader held the checkpoint back from the WAL's end.
+  bool CheckpointInline();
   // Ends a pass begun by either thread (passing_ set) and wakes the other.
   void EndPass();
   void Wake();
@@ -57,6 +59,7 @@ class Checkpointer {
   const std::string path_;
   Db* writer_ = nullptr;
   int woken_at_ = 0;     // WAL frames at the last wake; a smaller count means a restart
+  int inline_at_ = kInlineFrames;  // WAL frames at which a commit checkpoints inline
   bool wanted_ = false;   // a pass is due (guarded by thread_.mu())
   bool passing_ = false;  // a checkpoint runs, on either thread (guarded by thread_.mu())
   bool held_for_fork_ = false;  // HoldForFork holds thread_.mu()

@@ -511,9 +511,13 @@ void Db::SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration
   hold_max_age_ = max_age;
 }
 
-Status Db::CheckpointPassive() {
+Status Db::CheckpointPassive(bool* held_back) {
   SettleHeldRead(nullptr);
-  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  int log_frames = -1;
+  int copied_frames = -1;
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
+                                     &copied_frames);
+  if (held_back) *held_back = rc == SQLITE_OK && copied_frames < log_frames;
   if (rc == SQLITE_OK || rc == SQLITE_BUSY) return Status::Ok();
   return ErrorStatus(rc, "checkpoint");
 }

@@ -160,8 +160,10 @@ class Db {
   std::uint64_t commits() const { return commits_; }
   // Copies what it can of the WAL into the database without waiting for or
   // blocking other connections (SQLITE_CHECKPOINT_PASSIVE). Busy is not an
-  // error: another checkpoint was running.
-  Status CheckpointPassive();
+  // error: another checkpoint was running. `held_back`, when given, is set
+  // when the checkpoint ran and stopped short of the WAL's end: a reader
+  // holds an older snapshot.
+  Status CheckpointPassive(bool* held_back = nullptr);
   // Reads the shared WAL-index header from memory: no lock, no system call.
   // Invalid until this connection has used the WAL, and while a commit is
   // rewriting the header (its two copies differ). See docs/storage-format.md.
