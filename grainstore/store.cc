@@ -3,10 +3,12 @@
 
 #include <sodium.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -35,6 +37,9 @@ bool ValidNsName(std::string_view name) {
 // How long a reader waits for an empty store file to be written by the
 // process creating it.
 constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
+// Free space below which a filesystem counts as full for the store's -wal
+// and -shm files (the -shm alone takes 32 KiB).
+constexpr std::uint64_t kRoomForSidecars = 64 << 10;
 
 // Why the store at `path` must be read as an immutable snapshot, or "" when
 // it can be opened as usual; `*real` is the file's path, symlinks resolved
@@ -46,6 +51,20 @@ constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
 // this user's, and the owner could write the store no more. With no -shm and
 // nothing in the WAL, no process has the store open and the file holds every
 // commit, so a snapshot of it is the store as it is.
+// Whether the filesystem holding `dir` has no room left to create the
+// store's -wal and -shm files (the blocks and inodes this user may take; a
+// filesystem that counts no inodes, such as btrfs, reports none free).
+bool FilesystemFull(const std::filesystem::path& dir) {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) return false;
+  const bool root = ::geteuid() == 0;
+  const std::uint64_t blocks = root ? st.f_bfree : st.f_bavail;
+  const std::uint64_t inodes = root ? st.f_ffree : st.f_favail;
+  const bool no_blocks = st.f_blocks != 0 && blocks * st.f_frsize < kRoomForSidecars;
+  const bool no_inodes = st.f_files != 0 && inodes < 2;
+  return no_blocks || no_inodes;
+}
+
 std::string SnapshotReason(const std::string& path, std::string* real) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -56,7 +75,8 @@ std::string SnapshotReason(const std::string& path, std::string* real) {
   const int file_why = errno;
   const bool dir_writable = ::access(dir.c_str(), W_OK) == 0;
   const int dir_why = errno;
-  if (file_writable && dir_writable) return "";
+  const bool full = file_writable && dir_writable && FilesystemFull(dir);
+  if (file_writable && dir_writable && !full) return "";
   if (fs::exists(file.string() + "-shm", ec) || ec) return "";
   const std::string wal = file.string() + "-wal";
   if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
@@ -65,6 +85,12 @@ std::string SnapshotReason(const std::string& path, std::string* real) {
     return fmt::format("it was opened read-only, as a snapshot, because this user cannot write "
                        "{} ({})",
                        file.string(), std::strerror(file_why));
+  }
+  if (full) {
+    return fmt::format(
+        "it was opened read-only, as a snapshot, because the filesystem of {} is full ({}); "
+        "a writer needs room there for the store's -wal and -shm files",
+        dir.string(), std::strerror(ENOSPC));
   }
   return fmt::format(
       "it was opened read-only, as a snapshot, because files cannot be created in {} ({}); "
@@ -126,6 +152,10 @@ Status ExplainOpenError(const std::string& path, Status status) {
     if (errno == ENOENT && ::access(dir.c_str(), W_OK) != 0) {
       return same_code(
           fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
+    }
+    if (errno == ENOENT && FilesystemFull(dir)) {
+      return same_code(fmt::format("cannot create a file in {}: its filesystem is full ({})",
+                                   dir.string(), std::strerror(ENOSPC)));
     }
   }
   if (::access(path.c_str(), R_OK) != 0) {

@@ -416,6 +416,15 @@ Status Store::Purge(NsId ns, std::string_view key) {
         "database or its WAL): run purge again once readers finish",
         key, truncated.message()));
   }
+  if (!truncated.ok()) {  // a full disk: the checkpoint cannot grow the database file
+    std::string message = fmt::format(
+        "{} is purged, but the store's files could not be rewritten without its old pages "
+        "({}), so they may remain there (the database or its WAL): run purge again once that "
+        "is fixed",
+        key, truncated.message());
+    return truncated.code() == StatusCode::kNoSpace ? Status::NoSpace(std::move(message))
+                                                    : Status::IOError(std::move(message));
+  }
   return truncated;
 }
 
