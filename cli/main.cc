@@ -23,7 +23,8 @@ namespace {
 // pays a page fault for each 4 KiB it touches (an insert into a 4 MiB file
 // took several times as long as the copies it makes; docs/performance.md).
 // Fixed thresholds keep such blocks in the heap, to be reused by the next
-// edit. Blocks above 32 MiB are still mapped and unmapped one by one.
+// edit. Blocks above 32 MiB are still mapped and unmapped one by one. Every
+// command but `mount` (whose daemon asks for huge pages for its mappings).
 void KeepLargeBlocksInTheHeap() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
@@ -32,7 +33,6 @@ void KeepLargeBlocksInTheHeap() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  KeepLargeBlocksInTheHeap();
   cli::GlobalOptions global;
   CLI::App app{"areev: a versioned memory store for Anthropic's memory tool",
                "areev"};
@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
                      "./agent.db");
   }
   global.ns_given = ns->count() > 0;
+  // The mount's daemon maps its large buffers with huge pages instead
+  // (docs/fusefs.md, "The daemon process").
+  if (!app.got_subcommand("mount")) KeepLargeBlocksInTheHeap();
   for (const auto& command : commands) {
     if (command.app->parsed()) return command.run();
   }
