@@ -150,8 +150,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     if (!inode->unlinked) MarkNameStale(*inode);
     inode->unlinked = true;
     if (inode->handles == 0) {
-      inode->loaded = false;
-      inode->data.clear();
+      inode->Unload();
       inode->dirty = false;
     }
   } else {
@@ -162,8 +161,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     }
     if (!inode->dirty) {
       if (node) inode->info = *node;
-      inode->loaded = false;
-      inode->data.clear();
+      inode->Unload();
       inode->stale_pages = true;
     }
   }

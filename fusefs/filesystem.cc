@@ -55,6 +55,7 @@ Status Filesystem::Attach(std::unique_ptr<grainstore::Store> store, grainstore::
   db_path_ = std::move(db_path);
   history_ = std::make_unique<HistoryTree>(store_.get(), ns_, root_, NowNs());
   coherence_ = std::make_unique<Coherence>(this);
+  space_ = std::make_unique<SpaceGuard>(SpaceGuard::FreeBytesOf(db_path_));
   auto root_node = store_->GetNode(root_);
   if (!root_node) return root_node.error();
   inodes_.Pin(*root_node);
@@ -202,8 +203,7 @@ void Filesystem::DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err)
   }
   if (handle != 0 && inode.FailedErrno(handle) == 0) inode.failed_handles.emplace_back(handle, err);
   inode.draft_handles.clear();
-  inode.data = std::string();
-  inode.loaded = false;
+  inode.Unload();
   inode.dirty = false;
   inode.pristine = false;
   inode.stale_pages = true;
@@ -242,8 +242,7 @@ void Filesystem::KeepBody(const std::shared_ptr<Inode>& inode, std::size_t bytes
   for (const auto& old : evicted) {
     std::lock_guard<std::mutex> lock(old->mu);
     if (old->handles == 0 && !old->dirty) {
-      old->data = std::string();
-      old->loaded = false;
+      old->Unload();
     }
   }
 }

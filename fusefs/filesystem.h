@@ -21,6 +21,7 @@
 #include "grainstore/store.h"
 #include "inode_table.h"
 #include "sent_back.h"
+#include "space_guard.h"
 
 namespace fusefs {
 
@@ -105,6 +106,8 @@ class Filesystem {
   InodeTable& inodes() { return inodes_; }
   HistoryTree& history() { return *history_; }
   Coherence& coherence() { return *coherence_; }
+  // Whether the store's filesystem has room for writes (set up by Attach).
+  SpaceGuard& space() { return *space_; }
 
   fuse_ino_t ToFuse(grainstore::NodeId id) const { return id == root_ ? FUSE_ROOT_ID : id; }
   grainstore::NodeId FromFuse(fuse_ino_t ino) const { return ino == FUSE_ROOT_ID ? root_ : ino; }
@@ -185,6 +188,7 @@ class Filesystem {
   InodeTable inodes_;
   std::unique_ptr<HistoryTree> history_;
   std::unique_ptr<Coherence> coherence_;
+  std::unique_ptr<SpaceGuard> space_;
   fuse_session* session_ = nullptr;
   std::mutex kept_mu_;  // guards kept_; taken without any Inode::mu held
   struct Kept {

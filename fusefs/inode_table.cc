@@ -20,8 +20,7 @@ std::shared_ptr<Inode> InodeTable::Remember(const grainstore::NodeInfo& node) {
     // Never step back to an older snapshot (a readdir listing taken earlier).
     if (!slot->dirty && !slot->unlinked && node.ctime_ns >= slot->info.ctime_ns) {
       if (slot->info.size != node.size || slot->info.mtime_ns != node.mtime_ns) {
-        slot->loaded = false;
-        slot->data.clear();
+        slot->Unload();
       }
       slot->info = node;
     }

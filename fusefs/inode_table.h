@@ -26,6 +26,13 @@ struct Inode {
   grainstore::NodeInfo info;  // attributes as last read from or written to the store
   std::string data;           // body (clean copy when !dirty, the draft when dirty)
   bool loaded = false;        // `data` holds the body
+  // Drops the body and its memory: assigning an empty string keeps the
+  // old buffer, so an unloaded body of megabytes would stay allocated for
+  // as long as the kernel keeps the inode.
+  void Unload() {
+    std::string().swap(data);
+    loaded = false;
+  }
   bool dirty = false;         // `data` differs from the last sealed body
   // Created or opened with O_TRUNC and not written since: a flush does not
   // seal yet (a shell's `>` redirection closes a dup'd fd before writing);

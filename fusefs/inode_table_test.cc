@@ -13,6 +13,18 @@ grainstore::NodeInfo Node(grainstore::NodeId id, std::int64_t ctime_ns, std::uin
   return n;
 }
 
+// An unloaded body gives its memory back: the daemon's memory stays within
+// the kept bodies' bounds however many large files the kernel keeps inodes of.
+TEST(InodeTableTest, UnloadFreesTheBody) {
+  Inode inode(Node(7, 1, 4 << 20));
+  inode.data.assign(std::size_t{4} << 20, 'x');
+  inode.loaded = true;
+  inode.Unload();
+  EXPECT_FALSE(inode.loaded);
+  EXPECT_TRUE(inode.data.empty());
+  EXPECT_LT(inode.data.capacity(), 64u);
+}
+
 TEST(InodeTableTest, LookupCountsAndForget) {
   InodeTable table;
   table.Remember(Node(7, 1, 0));

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -94,6 +95,23 @@ int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_
     if (!sealed.ok()) return FailureErrno("write", sealed);
   }
   return 0;
+}
+
+// Whether a write of `size` bytes is refused because the store's filesystem
+// is full (SpaceGuard); the first refusal of a spell is logged.
+bool RefusedForSpace(Filesystem& fs, std::size_t size) {
+  bool first = false;
+  const auto now = std::chrono::steady_clock::now().time_since_epoch();
+  if (!fs.space().Refuses(size, std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(),
+                          &first)) {
+    return false;
+  }
+  if (first) {
+    Log(LogLevel::kWarning,
+        "writes refused (ENOSPC): the store's filesystem has {} bytes free, too few to save "
+        "them ({})", fs.space().last_free(), fs.db_path());
+  }
+  return true;
 }
 
 }  // namespace
@@ -227,6 +245,7 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    if (RefusedForSpace(fs, size)) return (void)fuse_reply_err(req, ENOSPC);
     int err = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
@@ -291,8 +310,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
         kept_bytes = inode->data.size();
         keep_body = inode->loaded && !inode->unlinked && kept_bytes <= kMaxKeptBodyBytes;
         if (!keep_body) {
-          inode->data = std::string();
-          inode->loaded = false;
+          inode->Unload();
         }
       }
     }

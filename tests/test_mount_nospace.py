@@ -93,12 +93,16 @@ def mount_body(m):
         return f.read()
 
 
-def append_fails(path, data):
+def append_fails(path, data, store_dir):
+    """Appends `data` while there is room, fills the disk, then closes: the
+    save fails. Returns the filler's path."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     assert os.write(fd, data) == len(data)  # the draft takes it
+    pad = fill(store_dir)
     with pytest.raises(OSError) as e:
         os.close(fd)  # the save does not
     assert e.value.errno == errno.ENOSPC
+    return pad
 
 
 @pytest.mark.parametrize("hold", [0.0, 0.5])
@@ -107,8 +111,7 @@ def test_failed_append_stays_failed(full_mnt, small_fs, hold):
     f = m.path / "app.md"
     f.write_bytes(START)
     rejected = payload(small_fs, "REJECTED")
-    pad = fill(small_fs)
-    append_fails(f, rejected)
+    pad = append_fails(f, rejected, small_fs)
     time.sleep(hold)  # the asynchronous release comes while full, or after
     pad.unlink()
     time.sleep(0.5)  # let any release that is still due arrive
@@ -128,6 +131,35 @@ def test_failed_append_stays_failed(full_mnt, small_fs, hold):
     versions = all_versions(m)
     assert [v["size"] for v in versions] == [len(START), len(START + rejected)]
     assert [v["transient"] for v in versions] == [False, False]
+
+
+# Issue: a shell's `echo line >> f` on a full disk exited 0 and the line was
+# gone. The write only filled the draft; the save failed at the close that
+# the shell's dup2() makes, whose error nobody sees.
+def test_a_write_on_a_full_disk_fails_at_once(full_mnt, small_fs):
+    m = full_mnt
+    f = m.path / "app.md"
+    f.write_bytes(START)
+    pad = fill(small_fs)
+    shell = subprocess.run(["bash", "-c", f"echo line2 >> '{f}'"], capture_output=True,
+                           text=True, timeout=30)
+    assert shell.returncode == 1, shell
+    assert "No space left on device" in shell.stderr, shell.stderr
+    fd = os.open(f, os.O_WRONLY | os.O_APPEND)
+    try:
+        with pytest.raises(OSError) as e:
+            os.write(fd, b"line3\n")
+        assert e.value.errno == errno.ENOSPC
+    finally:
+        os.close(fd)  # nothing was written: nothing to save, no error
+    assert mount_body(m) == START
+    assert store_body(m) == START
+    pad.unlink()
+    shell = subprocess.run(["bash", "-c", f"echo line2 >> '{f}'"], capture_output=True,
+                           text=True, timeout=30)
+    assert shell.returncode == 0, shell
+    assert store_body(m) == START + b"line2\n"
+    assert [v["size"] for v in all_versions(m)] == [len(START), len(START) + 6]
 
 
 @pytest.mark.parametrize("report", ["fsync", "close"])
@@ -195,8 +227,8 @@ def test_a_handle_whose_save_failed_writes_nothing_more(full_mnt, small_fs):
     rejected = payload(small_fs, "REJECTED")
     fd = os.open(f, os.O_WRONLY | os.O_TRUNC)
     try:
-        pad = fill(small_fs)
         assert os.write(fd, rejected) == len(rejected)
+        pad = fill(small_fs)
         with pytest.raises(OSError) as e:
             os.fsync(fd)
         assert e.value.errno == errno.ENOSPC
