@@ -4,9 +4,12 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -532,7 +535,30 @@ Transaction::~Transaction() {
   db_->in_txn_ = false;
 }
 
+void Db::SetLockWait(LockWait wait, int timeout_ms) {
+  lock_wait_ = std::move(wait);
+  lock_timeout_ms_ = timeout_ms;
+}
+
 Status Transaction::Begin(Kind kind) {
+  if (kind == Kind::kRead || !db_->lock_wait_) return BeginOnce(kind, false);
+  // SQLite's own busy handler's steps (sqliteDefaultBusyCallback).
+  static constexpr int kDelaysMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(db_->lock_timeout_ms_);
+  for (std::size_t attempt = 0;; ++attempt) {
+    Status begun = BeginOnce(kind, true);
+    if (begun.code() != StatusCode::kBusy) return begun;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return begun;
+    const std::size_t step = std::min(attempt, std::size(kDelaysMs) - 1);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    db_->lock_wait_(std::min(std::chrono::milliseconds(kDelaysMs[step]),
+                             std::max(left, std::chrono::milliseconds(1))));
+  }
+}
+
+Status Transaction::BeginOnce(Kind kind, bool no_wait) {
   read_ = kind == Kind::kRead;
   if (db_->held_) {
     if (read_ && db_->HeldReadIsCurrent(std::chrono::steady_clock::now())) {
@@ -551,7 +577,14 @@ Status Transaction::Begin(Kind kind) {
   }
   if (db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckSnapshot());
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};
-  GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
+  if (no_wait) {
+    sqlite3_busy_timeout(db_->db_, 0);
+    Status begun = db_->RunControl(kBeginWrite);
+    sqlite3_busy_timeout(db_->db_, db_->lock_timeout_ms_);
+    GRAINSTORE_RETURN_IF_ERROR(begun);
+  } else {
+    GRAINSTORE_RETURN_IF_ERROR(db_->RunControl(read_ ? kBeginRead : kBeginWrite));
+  }
   if (read_) {
     db_->open_read_ = {.stamp = stamp,
                        .began = std::chrono::steady_clock::now(),

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -155,6 +156,17 @@ class Db {
   std::chrono::steady_clock::time_point held_last_use() const { return held_used_; }
   // Commits the held read, if any.
   Status EndHeldRead();
+  // How a write transaction waits for another connection's write lock. By
+  // default SQLite's busy timeout sleeps inside BEGIN, and the caller's own
+  // lock (the Store's mutex) stays held all the while, so every other call
+  // on the Store queues behind it and each waiting write times out only
+  // after the one before it. With a hook, BEGIN IMMEDIATE does not wait:
+  // while the lock is taken, `wait(delay)` is called, which is to release
+  // the caller's lock for `delay` and take it again, until `timeout_ms`
+  // have passed. A Transaction that begins a write must then be begun with
+  // that lock held.
+  using LockWait = std::function<void(std::chrono::milliseconds)>;
+  void SetLockWait(LockWait wait, int timeout_ms);
   // How many transactions this connection has committed (PRAGMA
   // data_version counts only other connections' commits).
   std::uint64_t commits() const { return commits_; }
@@ -226,6 +238,8 @@ class Db {
   void* hold_hook_arg_ = nullptr;
   std::chrono::steady_clock::duration hold_max_age_{};
   std::unordered_map<const char*, sqlite3_stmt*> cache_;
+  LockWait lock_wait_;
+  int lock_timeout_ms_ = 0;
   WalHook wal_hook_ = nullptr;
   void* wal_hook_arg_ = nullptr;
   std::uint64_t commits_ = 0;
@@ -251,6 +265,10 @@ class Transaction {
   Status Commit();
 
  private:
+  // One try; a write's BEGIN IMMEDIATE sleeps in SQLite's busy handler
+  // unless `no_wait`.
+  Status BeginOnce(Kind kind, bool no_wait);
+
   Db* db_;
   bool active_ = false;
   bool read_ = false;

@@ -231,6 +231,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   }
   GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
   GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));
+  // A write waiting for another process's write lock lets the Store's other
+  // callers (other threads of a mount, other promises of a binding) go on:
+  // their reads answer, and their writes wait alongside it, each up to the
+  // busy timeout from its own start. Every write transaction begins under mu.
+  impl->db.SetLockWait(
+      [&mu = impl->mu](std::chrono::milliseconds delay) {
+        mu.unlock();
+        std::this_thread::sleep_for(delay);
+        mu.lock();
+      },
+      options.busy_timeout_ms);
   impl->checkpointer = std::make_unique<Checkpointer>(path);
   impl->checkpointer->Attach(&impl->db);
   impl->read_releaser = std::make_unique<ReadReleaser>(&impl->mu, &impl->db);
