@@ -22,8 +22,12 @@ export interface AreevOptions {
   durable?: boolean;
 }
 
-/** A command handler as @anthropic-ai/sdk's MemoryToolHandlers expects. */
-export type MemoryCommandHandler = (command: { command: string; [key: string]: unknown }) => Promise<string>;
+/**
+ * A command handler as @anthropic-ai/sdk's MemoryToolHandlers expects. The
+ * command is any object with a `command` name: the SDK's command types (which
+ * have no index signature) are assignable to it, and so is a plain object.
+ */
+export type MemoryCommandHandler = <C extends { readonly command: string }>(command: C) => Promise<string>;
 
 export interface AreevMemoryToolHandlers {
   view: MemoryCommandHandler;
