@@ -76,6 +76,11 @@ int OpenStore(const MountOptions& options, OpenedStore* out) {
   if ((*store)->read_only()) {
     // Every save through the mount is a write; a read-only mount would also
     // go stale at the owner's next write (a snapshot cannot follow it).
+    if (std::string why = (*store)->read_only_reason(); !why.empty()) {
+      Log(LogLevel::kError, "cannot mount {}: the mount writes every save into the store, but {}",
+          options.db_path, why);
+      return 1;
+    }
     Log(LogLevel::kError,
         "cannot mount {}: this user may only read the store (the mount writes every save "
         "into it): write access to the file and its directory is needed; `areev cat`, "

@@ -245,7 +245,9 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
-    if (RefusedForSpace(fs, size)) return (void)fuse_reply_err(req, ENOSPC);
+    // In writeback mode the kernel sends its cached writes later, whatever
+    // their order: refusing some would seal the draft with holes.
+    if (!fs.writeback() && RefusedForSpace(fs, size)) return (void)fuse_reply_err(req, ENOSPC);
     int err = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);

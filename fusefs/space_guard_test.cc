@@ -63,6 +63,8 @@ TEST(SpaceGuardFsTest, ReadsTheFilesystemOfAPath) {
   ASSERT_TRUE(free.has_value());
   EXPECT_GT(*free, 0u);
   EXPECT_FALSE(SpaceGuard::FreeBytesOf("/no/such/path/at/all")().has_value());
+  // /proc counts no blocks (as ramfs, or a tmpfs of size=0): unknown, not full.
+  EXPECT_FALSE(SpaceGuard::FreeBytesOf("/proc")().has_value());
 }
 
 }  // namespace

@@ -14,14 +14,17 @@ void Checkpointer::OnCommit(void* self, int frames) {
   auto* c = static_cast<Checkpointer*>(self);
   if (frames < kInlineFrames) c->inline_at_ = kInlineFrames;  // a new WAL, or a short one
   if (frames >= c->inline_at_) {
-    // Each try reads the index of the whole WAL. While a reader pins an
-    // older snapshot, a try copies nothing new, so the next one waits until
-    // the WAL has doubled: linear in all, not a scan per commit.
+    // Each try reads the index of the whole WAL. A try that a reader held
+    // back (an older snapshot, or a read that was running at that moment)
+    // is not made again at every commit but after another kBackgroundFrames:
+    // a reader pinning a snapshot for long costs a scan per 1,024 frames,
+    // not one per commit, and short reads delay the WAL's restart by a few
+    // steps of 1,024 frames.
     const bool held_back = c->CheckpointInline();
     c->inline_at_ = !held_back ? kInlineFrames
-                    : frames > std::numeric_limits<int>::max() / 2
+                    : frames > std::numeric_limits<int>::max() - kBackgroundFrames
                         ? std::numeric_limits<int>::max()
-                        : frames * 2;
+                        : frames + kBackgroundFrames;
   } else if (frames < c->woken_at_) {
     c->woken_at_ = 0;  // the WAL restarted
   } else if (frames - c->woken_at_ >= kBackgroundFrames) {

@@ -11,8 +11,10 @@
 // the thread is running, since SQLite lets one checkpoint run at a time and
 // turns the other away at once: so within one process, while no other
 // reader pins an older snapshot, the WAL stays under kInlineFrames plus one
-// commit. While one does, an inline checkpoint copies nothing new, and the
-// next waits until the WAL has doubled. A pass run by another process still turns
+// commit. After an inline checkpoint that a reader held back (an older
+// snapshot, or a read running at that moment), the next is tried after
+// another kBackgroundFrames, not at the next commit: each reads the index of
+// the whole WAL. A pass run by another process still turns
 // the inline checkpoint away, and the next commit tries again. The inline
 // bound also keeps the WAL finite when no thread runs (a checkpoint that
 // failed to start, a forked child).

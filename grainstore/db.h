@@ -127,6 +127,8 @@ class Db {
   void Close();
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
+  // Why the file is read as a snapshot ("" when it is not).
+  const std::string& snapshot_why() const { return snapshot_why_; }
   // True when the connection cannot write (a snapshot, or opened read-only
   // because this user may not write the store).
   bool read_only() const;

@@ -256,6 +256,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
 std::uint64_t Store::origin() const { return impl_->origin; }
 
 bool Store::read_only() const { return impl_->db.read_only(); }
+std::string Store::read_only_reason() const { return impl_->db.snapshot_why(); }
 
 Status Store::CheckNamespaceName(std::string_view name) {
   if (ValidNsName(name)) return Status::Ok();

@@ -739,6 +739,13 @@ def test_a_store_on_a_full_disk_reads_as_a_snapshot(run_areev, small_tmpfs):
     assert (f"it was opened read-only, as a snapshot, because the filesystem of {fs} is full "
             "(No space left on device)") in write.stderr, write.stderr
     assert sorted(os.listdir(fs)) == before  # no -wal or -shm
+    mp = fs.parent / "mp"
+    mp.mkdir()
+    mount = run_areev("mount", str(mp), "--db", db, "-f")
+    assert mount.returncode == 1
+    assert (f"the mount writes every save into the store, but it was opened read-only, as a "
+            f"snapshot, because the filesystem of {fs} is full") in mount.stderr, mount.stderr
+    assert not os.path.ismount(mp)
     pad.unlink()
     assert run_areev("memtool", create("/memories/b.md", "beta\n"), "--db", db).returncode == 0
     assert run_areev("cat", "/memories/b.md", "--db", db).stdout == "beta\n"

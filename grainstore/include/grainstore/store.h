@@ -112,8 +112,12 @@ class Store {
   // A random id distinct per open Store; recorded in every op-log entry.
   std::uint64_t origin() const;
   // True when this process may only read the store (its user may not write
-  // the file or its directory): every write fails with ReadOnly.
+  // the file or its directory, or its filesystem is full): every write fails
+  // with ReadOnly.
   bool read_only() const;
+  // Why a read-only store was opened as a snapshot of its file ("it was
+  // opened read-only, as a snapshot, because ..."); "" otherwise.
+  std::string read_only_reason() const;
 
   // ---- Namespaces -------------------------------------------------------
   // Resolves (creating it and its root directory if missing) a namespace.
