@@ -18,8 +18,10 @@ void Checkpointer::OnCommit(void* self, int frames) {
     // back (an older snapshot, or a read that was running at that moment)
     // is not made again at every commit but after another kBackgroundFrames:
     // a reader pinning a snapshot for long costs a scan per 1,024 frames,
-    // not one per commit, and short reads delay the WAL's restart by a few
-    // steps of 1,024 frames.
+    // not one per commit. Readers that keep a read open most of the time
+    // delay the WAL's restart by as many steps as tries they hold back (the
+    // WAL measured 74-204 MB beside 10 ms reads every 20 ms, against 74 MB
+    // when every commit tried).
     const bool held_back = c->CheckpointInline();
     c->inline_at_ = !held_back ? kInlineFrames
                     : frames > std::numeric_limits<int>::max() - kBackgroundFrames
