@@ -28,11 +28,12 @@ std::string Unescape(std::string_view field) {
   return out;
 }
 
-std::vector<std::string_view> Fields(std::string_view line) {
+// The non-empty pieces of `line` between `separator`s.
+std::vector<std::string_view> Fields(std::string_view line, char separator) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;
   while (start < line.size()) {
-    std::size_t end = line.find(' ', start);
+    std::size_t end = line.find(separator, start);
     if (end == std::string_view::npos) end = line.size();
     if (end > start) fields.push_back(line.substr(start, end - start));
     start = end + 1;
@@ -43,12 +44,7 @@ std::vector<std::string_view> Fields(std::string_view line) {
 // The user_id= of a mount's super options ("rw,user_id=1000,group_id=1000").
 std::optional<uid_t> OwnerIn(std::string_view super_options) {
   constexpr std::string_view kKey = "user_id=";
-  std::size_t start = 0;
-  while (start <= super_options.size()) {
-    std::size_t end = super_options.find(',', start);
-    if (end == std::string_view::npos) end = super_options.size();
-    const std::string_view option = super_options.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view option : Fields(super_options, ',')) {
     if (!option.starts_with(kKey)) continue;
     uid_t uid = 0;
     const char* first = option.data() + kKey.size();
@@ -68,7 +64,8 @@ MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint) {
   while (start < mountinfo.size()) {
     std::size_t end = mountinfo.find('\n', start);
     if (end == std::string_view::npos) end = mountinfo.size();
-    const std::vector<std::string_view> fields = Fields(mountinfo.substr(start, end - start));
+    const std::vector<std::string_view> fields =
+        Fields(mountinfo.substr(start, end - start), ' ');
     start = end + 1;
     // id parent major:minor root mountpoint options [optional...] - type source super
     if (fields.size() < 7 || Unescape(fields[4]) != mountpoint) continue;

@@ -1,21 +1,13 @@
 #include "space_guard.h"
 
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include <utility>
+
+#include "grainstore/free_space.h"
 
 namespace fusefs {
 
 SpaceGuard::FreeBytesFn SpaceGuard::FreeBytesOf(std::string path) {
-  return [path = std::move(path)]() -> std::optional<std::uint64_t> {
-    struct statvfs st {};
-    if (statvfs(path.c_str(), &st) != 0) return std::nullopt;
-    // ramfs, a tmpfs of size=0, a FUSE filesystem without statfs: no counts.
-    if (st.f_blocks == 0) return std::nullopt;
-    const std::uint64_t blocks = geteuid() == 0 ? st.f_bfree : st.f_bavail;
-    return blocks * st.f_frsize;
-  };
+  return [path = std::move(path)] { return grainstore::FreeSpaceAt(path).bytes; };
 }
 
 bool SpaceGuard::Refuses(std::uint64_t bytes, std::int64_t now_ns, bool* first_refusal) {

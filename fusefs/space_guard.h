@@ -35,8 +35,7 @@ class SpaceGuard {
 
   explicit SpaceGuard(FreeBytesFn free_bytes) : free_bytes_(std::move(free_bytes)) {}
 
-  // The free bytes of the filesystem holding `path`: f_bavail, or f_bfree
-  // for root (whose writes may use the blocks reserved for it).
+  // The free bytes of the filesystem holding `path` (grainstore::FreeSpaceAt).
   static FreeBytesFn FreeBytesOf(std::string path);
 
   // Whether a write of `bytes` is refused, at monotonic time `now_ns`.

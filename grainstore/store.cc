@@ -3,7 +3,6 @@
 
 #include <sodium.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "grain_id.h"
+#include "grainstore/free_space.h"
 #include "grainstore/path.h"
 #include "schema.h"
 #include "store_impl.h"
@@ -52,17 +52,11 @@ constexpr std::uint64_t kRoomForSidecars = 64 << 10;
 // nothing in the WAL, no process has the store open and the file holds every
 // commit, so a snapshot of it is the store as it is.
 // Whether the filesystem holding `dir` has no room left to create the
-// store's -wal and -shm files (the blocks and inodes this user may take; a
-// filesystem that counts no inodes, such as btrfs, reports none free).
+// store's -wal and -shm files (a count the filesystem does not keep is
+// never short).
 bool FilesystemFull(const std::filesystem::path& dir) {
-  struct statvfs st {};
-  if (::statvfs(dir.c_str(), &st) != 0) return false;
-  const bool root = ::geteuid() == 0;
-  const std::uint64_t blocks = root ? st.f_bfree : st.f_bavail;
-  const std::uint64_t inodes = root ? st.f_ffree : st.f_favail;
-  const bool no_blocks = st.f_blocks != 0 && blocks * st.f_frsize < kRoomForSidecars;
-  const bool no_inodes = st.f_files != 0 && inodes < 2;
-  return no_blocks || no_inodes;
+  const FreeSpace free = FreeSpaceAt(dir.string());
+  return (free.bytes && *free.bytes < kRoomForSidecars) || (free.inodes && *free.inodes < 2);
 }
 
 std::string SnapshotReason(const std::string& path, std::string* real) {
