@@ -11,6 +11,8 @@ import tempfile
 
 import pytest
 
+from disk_util import fill, tmpfs
+
 
 def create(path, text):
     return json.dumps({"command": "create", "path": path, "file_text": text})
@@ -685,85 +687,52 @@ def test_readers_racing_the_owners_writes_never_leave_files_of_their_own(as_nobo
         assert os.stat(shared / name).st_uid != pwd.getpwnam("nobody").pw_uid, name
 
 
-@pytest.fixture
-def small_tmpfs(tmp_path):
-    """Mounts a small tmpfs with `options`; unmounted at the end."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    mounted = []
-
-    def make(name, options):
-        fs = tmp_path / name
-        fs.mkdir()
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(fs)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs: {r.stderr.strip()}")
-        mounted.append(fs)
-        return fs
-    yield make
-    for fs in mounted:
-        if subprocess.run(["umount", str(fs)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(fs)], capture_output=True)
-
-
-def fill_blocks(directory):
-    pad = directory / "pad"
-    fd = os.open(pad, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-    return pad
-
-
 # Issue: on a full disk an intact store that no process had open could not
 # even be read ("prepare: disk I/O error": SQLite could not make its -shm),
 # and left a -shm and a -wal behind.
-def test_a_store_on_a_full_disk_reads_as_a_snapshot(run_areev, small_tmpfs):
-    fs = small_tmpfs("full", "size=2m")
-    db = str(fs / "s.db")
-    assert run_areev("memtool", create("/memories/a.md", "alpha\n"), "--db", db).returncode == 0
-    pad = fill_blocks(fs)
-    before = sorted(os.listdir(fs))
-    read = run_areev("cat", "/memories/a.md", "--db", db)
-    assert (read.returncode, read.stdout, read.stderr) == (0, "alpha\n", "")
-    view = run_areev("memtool", json.dumps({"command": "view", "path": "/memories"}), "--db", db)
-    assert view.returncode == 0 and "/memories/a.md" in view.stdout, view
-    write = run_areev("memtool", create("/memories/b.md", "beta\n"), "--db", db)
-    assert write.returncode == 1
-    assert write.stdout == "Error: Storage operation failed for /memories/b.md (ReadOnly)"
-    assert (f"it was opened read-only, as a snapshot, because the filesystem of {fs} is full "
-            "(No space left on device)") in write.stderr, write.stderr
-    assert sorted(os.listdir(fs)) == before  # no -wal or -shm
-    mp = fs.parent / "mp"
-    mp.mkdir()
-    mount = run_areev("mount", str(mp), "--db", db, "-f")
-    assert mount.returncode == 1
-    assert (f"the mount writes every save into the store, but it was opened read-only, as a "
-            f"snapshot, because the filesystem of {fs} is full") in mount.stderr, mount.stderr
-    assert not os.path.ismount(mp)
-    pad.unlink()
-    assert run_areev("memtool", create("/memories/b.md", "beta\n"), "--db", db).returncode == 0
-    assert run_areev("cat", "/memories/b.md", "--db", db).stdout == "beta\n"
+def test_a_store_on_a_full_disk_reads_as_a_snapshot(run_areev, tmp_path):
+    with tmpfs(tmp_path / "full", "size=2m") as fs:
+        db = str(fs / "s.db")
+        made = run_areev("memtool", create("/memories/a.md", "alpha\n"), "--db", db)
+        assert made.returncode == 0
+        pad = fill(fs)
+        before = sorted(os.listdir(fs))
+        read = run_areev("cat", "/memories/a.md", "--db", db)
+        assert (read.returncode, read.stdout, read.stderr) == (0, "alpha\n", "")
+        view = run_areev("memtool", json.dumps({"command": "view", "path": "/memories"}),
+                         "--db", db)
+        assert view.returncode == 0 and "/memories/a.md" in view.stdout, view
+        write = run_areev("memtool", create("/memories/b.md", "beta\n"), "--db", db)
+        assert write.returncode == 1
+        assert write.stdout == "Error: Storage operation failed for /memories/b.md (ReadOnly)"
+        assert (f"it was opened read-only, as a snapshot, because the filesystem of {fs} is full "
+                "(No space left on device)") in write.stderr, write.stderr
+        assert sorted(os.listdir(fs)) == before  # no -wal or -shm
+        mp = fs.parent / "mp"
+        mp.mkdir()
+        mount = run_areev("mount", str(mp), "--db", db, "-f")
+        assert mount.returncode == 1
+        assert (f"the mount writes every save into the store, but it was opened read-only, as a "
+                f"snapshot, because the filesystem of {fs} is full") in mount.stderr, mount.stderr
+        assert not os.path.ismount(mp)
+        pad.unlink()
+        assert run_areev("memtool", create("/memories/b.md", "beta\n"), "--db", db).returncode == 0
+        assert run_areev("cat", "/memories/b.md", "--db", db).stdout == "beta\n"
 
 
 # Issue: with no free inodes, creating a store said "cannot read the file: No
 # such file or directory" (the errno of a check made after the failure).
-def test_a_store_that_cannot_be_created_for_want_of_inodes_says_so(run_areev, small_tmpfs):
-    fs = small_tmpfs("inodes", "size=2m,nr_inodes=8")
-    n = 0
-    while True:
-        try:
-            (fs / f"x{n}").touch()
-            n += 1
-        except OSError:
-            break
-    proc = run_areev("memtool", create("/memories/a.md", "a\n"), "--db", str(fs / "new.db"))
-    assert proc.returncode == 3
-    assert proc.stderr.endswith(f"cannot create a file in {fs}: its filesystem is full "
-                                "(No space left on device)\n"), proc.stderr
-    assert not (fs / "new.db").exists()
+def test_a_store_that_cannot_be_created_for_want_of_inodes_says_so(run_areev, tmp_path):
+    with tmpfs(tmp_path / "inodes", "size=2m,nr_inodes=8") as fs:
+        n = 0
+        while True:
+            try:
+                (fs / f"x{n}").touch()
+                n += 1
+            except OSError:
+                break
+        proc = run_areev("memtool", create("/memories/a.md", "a\n"), "--db", str(fs / "new.db"))
+        assert proc.returncode == 3
+        assert proc.stderr.endswith(f"cannot create a file in {fs}: its filesystem is full "
+                                    "(No space left on device)\n"), proc.stderr
+        assert not (fs / "new.db").exists()

@@ -335,12 +335,33 @@ def shared_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
+AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                                     reason="needs root and setpriv to act as another user")
+
+
+def as_nobody(*argv):
+    """Runs `argv` as user nobody (uid and gid 65534, no groups)."""
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv],
+                          capture_output=True, text=True, timeout=30)
+
+
+def stop_foreground_mount(proc, mp):
+    """Unmounts the mount of `areev mount -f` process `proc` (if it still
+    runs) and waits for it to exit; kills it and unmounts lazily if it hangs."""
+    if proc.poll() is None:
+        subprocess.run(["fusermount3", "-u", mp], capture_output=True)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        force_unmount(mp)
+
+
 # Issue: a user who may only read the store got a mount anyway. It served
 # the store as a snapshot that went stale (EBUSY, a log line ten times a
 # second) at the owner's next write, and a chmod 444 store's appends were
 # dropped with only close() saying so, which `echo >>` ignores.
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root and setpriv to act as another user")
+@AS_ANOTHER_USER
 def test_mount_refuses_a_store_this_user_may_only_read(areev_bin, run_areev, shared_dir):
     db = os.path.join(shared_dir, "s.db")
     mp = os.path.join(shared_dir, "mp")
@@ -350,9 +371,7 @@ def test_mount_refuses_a_store_this_user_may_only_read(areev_bin, run_areev, sha
     os.chmod(mp, 0o777)
     before = sorted(os.listdir(shared_dir))
     for foreground in ([], ["-f"]):
-        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                               str(areev_bin), "mount", mp, "--db", db, *foreground],
-                              capture_output=True, text=True, timeout=30)
+        proc = as_nobody(str(areev_bin), "mount", mp, "--db", db, *foreground)
         assert proc.returncode == 1, proc.stderr
         assert ("the mount writes every save into the store, but it was opened read-only, as a "
                 f"snapshot, because this user cannot write {db} (Permission denied)"
@@ -363,8 +382,7 @@ def test_mount_refuses_a_store_this_user_may_only_read(areev_bin, run_areev, sha
 
 # Issue: `areev umount` of another user's mount retried for two seconds, then
 # relayed fusermount3's "entry for ... not found in /etc/mtab".
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root and setpriv to act as another user")
+@AS_ANOTHER_USER
 def test_umount_of_another_users_mount_says_whose_it_is(areev_bin, shared_dir):
     mp = os.path.join(shared_dir, "mp")
     os.mkdir(mp)
@@ -373,9 +391,7 @@ def test_umount_of_another_users_mount_says_whose_it_is(areev_bin, shared_dir):
     try:
         wait_mounted(mp, proc)
         started = time.monotonic()
-        other = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                str(areev_bin), "umount", mp], capture_output=True, text=True,
-                               timeout=30)
+        other = as_nobody(str(areev_bin), "umount", mp)
         assert (other.returncode, other.stderr) == (
             1, f"areev: umount: cannot unmount {mp}: another user (uid 0) mounted it; only "
                f"that user or root may unmount it\n")
@@ -386,20 +402,13 @@ def test_umount_of_another_users_mount_says_whose_it_is(areev_bin, shared_dir):
         assert own.returncode == 0, own.stderr
         proc.wait(timeout=20)
     finally:
-        if proc.poll() is None:
-            subprocess.run(["fusermount3", "-u", mp], capture_output=True)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                force_unmount(mp)
+        stop_foreground_mount(proc, mp)
 
 
 # Issue: under `-o allow_other` every version file was 0444 and every
 # .history directory 0555, so another user read all versions of a file whose
 # mode (0600, or inside a 0700 directory) refused them the file itself.
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root and setpriv to act as another user")
+@AS_ANOTHER_USER
 def test_history_is_the_mount_owners_only_under_allow_other(areev_bin, shared_dir):
     db = os.path.join(shared_dir, "s.db")
     mp = os.path.join(shared_dir, "mp")
@@ -417,10 +426,6 @@ def test_history_is_the_mount_owners_only_under_allow_other(areev_bin, shared_di
         os.mkdir(os.path.join(mp, "private"), 0o700)
         with open(os.path.join(mp, "private", "s.md"), "w") as f:
             f.write("private\n")
-
-        def as_nobody(*argv):
-            return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                   *argv], capture_output=True, text=True, timeout=30)
         assert as_nobody("cat", os.path.join(mp, "public.md")).stdout == "public\n"
         assert as_nobody("cat", os.path.join(mp, "secret.md")).returncode != 0
         for rel in ("secret.md", "public.md", "private/s.md"):
@@ -434,9 +439,4 @@ def test_history_is_the_mount_owners_only_under_allow_other(areev_bin, shared_di
         read = as_nobody("cat", version)
         assert read.returncode != 0 and "Permission denied" in read.stderr, read
     finally:
-        subprocess.run(["fusermount3", "-u", mp], capture_output=True)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            force_unmount(mp)
+        stop_foreground_mount(proc, mp)

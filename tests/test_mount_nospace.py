@@ -14,6 +14,7 @@ import time
 import pytest
 
 from mount_util import *  # noqa: F401,F403
+from disk_util import fill, tmpfs
 from mount_util import areev, checked_mount
 
 pytestmark = fuse_test_marker  # noqa: F405
@@ -28,19 +29,8 @@ EXPECTED_ERRORS = ("NoSpace: database or disk is full",)
 @pytest.fixture
 def small_fs(tmp_path):
     """A 4 MiB tmpfs to hold the store, so that it can be filled up."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    fs = tmp_path / "fs"
-    fs.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(fs)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {r.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "fs", "size=4m") as fs:
         yield fs
-    finally:
-        if subprocess.run(["umount", str(fs)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(fs)], capture_output=True)
 
 
 @pytest.fixture
@@ -63,20 +53,6 @@ def payload(store_dir, tag):
     size = max(256 << 10, (wal.stat().st_size if wal.exists() else 0) + (128 << 10))
     text = base64.b64encode(os.urandom(size * 3 // 4)).decode()
     return f"{tag}-{text}\n".encode()
-
-
-def fill(store_dir):
-    """Fills the store's filesystem; returns the filler's path."""
-    pad = store_dir / "pad"
-    fd = os.open(pad, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError as e:
-        assert e.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
-    return pad
 
 
 def store_body(m):

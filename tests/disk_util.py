@@ -1,0 +1,41 @@
+"""Small filesystems for tests of a full disk: a tmpfs of a given size or
+inode count (needs root), and filling one up."""
+import contextlib
+import errno
+import os
+import subprocess
+
+import pytest
+
+
+@contextlib.contextmanager
+def tmpfs(path, options):
+    """Mounts a tmpfs with `options` ("size=4m", "size=2m,nr_inodes=8") at
+    `path` (created); skips the test without root; unmounts at the end."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    path.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {r.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill(directory):
+    """Fills the filesystem of `directory` with a file `pad` until ENOSPC;
+    returns the filler's path."""
+    pad = directory / "pad"
+    fd = os.open(pad, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError as e:
+        assert e.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return pad
