@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
@@ -34,6 +35,16 @@ Status SnapshotTorn() {
       "open it again to read it");
 }
 
+// `status` with the errno of the system call behind SQLite's result `rc`,
+// for the results a system call's failure gives (sqlite3_system_errno is
+// that of the connection's last such failure).
+Status WithSystemErrno(sqlite3* db, int rc, Status status) {
+  const int code = rc & 0xff;
+  const bool from_system = code == SQLITE_IOERR || code == SQLITE_CANTOPEN ||
+                           code == SQLITE_FULL || code == SQLITE_READONLY;
+  if (!from_system || db == nullptr || sqlite3_system_errno(db) == 0) return status;
+  return std::move(status).WithErrno(sqlite3_system_errno(db));
+}
 
 // Transaction control, run through the statement cache (keyed by address).
 constexpr char kBeginWrite[] = "BEGIN IMMEDIATE";
@@ -116,6 +127,7 @@ StepResult Statement::Step() {
     default:
       status_ = Status::IOError(fmt::format("sqlite error {}: {}", ext, msg));
   }
+  status_ = WithSystemErrno(db_, ext, std::move(status_));
   return StepResult::kError;
 }
 
@@ -159,24 +171,27 @@ void Db::Close() {
 }
 
 Status Db::ErrorStatus(int rc, std::string_view context) const {
-  std::string msg = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Status::Busy(fmt::format("{}: database is locked", context));
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      if (IsSnapshot(db_)) return SnapshotTorn();
-      return Status::Corruption(fmt::format("{}: {}", context, msg));
-    case SQLITE_FULL:
-      return Status::NoSpace(fmt::format("{}: {}", context, msg));
-    case SQLITE_READONLY:
-      return Status::ReadOnly(fmt::format("{}: the store cannot be written: {}", context, msg));
-    case SQLITE_CANTOPEN:
-      return Status::IOError(fmt::format("{}: cannot open database file", context));
-    default:
-      return Status::IOError(fmt::format("{}: {}", context, msg));
-  }
+  Status status = [&] {
+    std::string msg = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    switch (rc & 0xff) {
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        return Status::Busy(fmt::format("{}: database is locked", context));
+      case SQLITE_CORRUPT:
+      case SQLITE_NOTADB:
+        if (IsSnapshot(db_)) return SnapshotTorn();
+        return Status::Corruption(fmt::format("{}: {}", context, msg));
+      case SQLITE_FULL:
+        return Status::NoSpace(fmt::format("{}: {}", context, msg));
+      case SQLITE_READONLY:
+        return Status::ReadOnly(fmt::format("{}: the store cannot be written: {}", context, msg));
+      case SQLITE_CANTOPEN:
+        return Status::IOError(fmt::format("{}: cannot open database file", context));
+      default:
+        return Status::IOError(fmt::format("{}: {}", context, msg));
+    }
+  }();
+  return WithSystemErrno(db_, rc, std::move(status));
 }
 
 namespace {
@@ -216,7 +231,8 @@ Status CheckStorePath(const std::string& path) {
                      : fs::is_fifo(st)           ? "a FIFO"
                      : fs::is_socket(st)         ? "a socket"
                                                  : "something other than a file";
-  return Status::IOError(fmt::format("it is {}, not a store file", kind));
+  return Status::IOError(fmt::format("it is {}, not a store file", kind))
+      .WithErrno(fs::is_directory(st) ? EISDIR : EINVAL);
 }
 
 }  // namespace

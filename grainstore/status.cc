@@ -1,5 +1,7 @@
 #include "grainstore/status.h"
 
+#include <cerrno>
+
 namespace grainstore {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -22,6 +24,16 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kReadOnly: return "ReadOnly";
   }
   return "Unknown";
+}
+
+int ErrnoOf(const Status& status) {
+  if (status.sys_errno() != 0) return status.sys_errno();
+  switch (status.code()) {
+    case StatusCode::kNoSpace: return ENOSPC;
+    case StatusCode::kReadOnly: return EROFS;
+    case StatusCode::kBusy: return EBUSY;
+    default: return 0;
+  }
 }
 
 std::string Status::ToString() const {

@@ -123,9 +123,11 @@ Status ExplainOpenError(const std::string& path, Status status) {
   namespace fs = std::filesystem;
   if (status.ok()) return status;
   const std::string& message = status.message();
-  auto same_code = [&](std::string text) {
-    return status.code() == StatusCode::kCorruption ? Status::Corruption(std::move(text))
-                                                    : Status::IOError(std::move(text));
+  auto same_code = [&](std::string text, int sys_errno = 0) {
+    Status explained = status.code() == StatusCode::kCorruption
+                           ? Status::Corruption(std::move(text))
+                           : Status::IOError(std::move(text));
+    return std::move(explained).WithErrno(sys_errno);
   };
   if (message.find("file is not a database") != std::string::npos) {
     return same_code("not an areev store: the file is not a SQLite database");
@@ -135,25 +137,32 @@ Status ExplainOpenError(const std::string& path, Status status) {
   if (dir.empty()) dir = ".";
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) {
-    if (errno == ENOENT) return same_code(fmt::format("no such directory: {}", dir.string()));
-    return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(errno)));
+    const int err = errno;
+    if (err == ENOENT) return same_code(fmt::format("no such directory: {}", dir.string()), err);
+    return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(err)), err);
   }
-  if (!S_ISDIR(st.st_mode)) return same_code(fmt::format("not a directory: {}", dir.string()));
+  if (!S_ISDIR(st.st_mode)) {
+    return same_code(fmt::format("not a directory: {}", dir.string()), ENOTDIR);
+  }
   if (::access(path.c_str(), F_OK) != 0) {
     if (errno == EACCES) {  // the directory exists but may not be searched
-      return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(errno)));
+      return same_code(fmt::format("cannot reach {}: {}", dir.string(), std::strerror(EACCES)),
+                       EACCES);
     }
     if (errno == ENOENT && ::access(dir.c_str(), W_OK) != 0) {
+      const int err = errno;
       return same_code(
-          fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
+          fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(err)), err);
     }
     if (errno == ENOENT && FilesystemFull(dir)) {
       return same_code(fmt::format("cannot create a file in {}: its filesystem is full ({})",
-                                   dir.string(), std::strerror(ENOSPC)));
+                                   dir.string(), std::strerror(ENOSPC)),
+                       ENOSPC);
     }
   }
   if (::access(path.c_str(), R_OK) != 0) {
-    return same_code(fmt::format("cannot read the file: {}", std::strerror(errno)));
+    const int err = errno;
+    return same_code(fmt::format("cannot read the file: {}", std::strerror(err)), err);
   }
   return status;
 }

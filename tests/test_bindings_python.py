@@ -1,5 +1,6 @@
 """The Python binding (`areev` package): conformance, errors, history, threads."""
 import contextlib
+import errno
 import json
 import re
 import pathlib
@@ -10,6 +11,7 @@ import time
 
 import pytest
 
+from disk_util import fill, tmpfs
 from test_bindings_common import PACKAGING_SKIP, ROOT, areev_cli, build_bindings, cli_batch, import_areev, load_cases
 
 CASES = load_cases()
@@ -204,6 +206,33 @@ def test_bad_constructor_arguments(areev, db, tmp_path):
         areev.Areev(str(tmp_path / "junk.db"))
     assert str(e.value) == (f"cannot open store {tmp_path / 'junk.db'}: not an areev store: "
                             "the file is not a SQLite database")
+
+
+def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
+    """StoreError is an OSError: errno names the system's reason where there
+    is one, and str(e) stays the message alone."""
+    missing = tmp_path / "missing-dir" / "x.db"
+    with pytest.raises(areev.StoreError) as e:
+        areev.Areev(str(missing))
+    assert e.value.errno == errno.ENOENT
+    assert str(e.value).startswith("cannot open store ")
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(areev.StoreError) as e:
+        areev.Areev(str(tmp_path / "adir"))
+    assert e.value.errno == errno.EISDIR
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(areev.StoreError) as e:
+        areev.Areev(str(tmp_path / "file" / "x.db"))
+    assert e.value.errno == errno.ENOTDIR
+    (tmp_path / "junk.db").write_bytes(b"not a database" * 100)
+    with pytest.raises(areev.StoreError) as e:
+        areev.Areev(str(tmp_path / "junk.db"))
+    assert e.value.errno is None  # no errno describes a file that is not a store
+    with tmpfs(tmp_path / "fs", "size=1m") as fs:
+        fill(fs)
+        with pytest.raises(areev.StoreError) as e:
+            areev.Areev(str(fs / "new.db"))
+        assert e.value.errno == errno.ENOSPC, str(e.value)
 
 
 def test_read_and_history_errors(areev, mem):

@@ -36,6 +36,7 @@ ErrorKind KindOf(const grainstore::Status& status) {
 void Fail(const grainstore::Status& status, BindingError* error) {
   error->kind = KindOf(status);
   error->message = status.message().empty() ? status.ToString() : status.message();
+  error->sys_errno = grainstore::ErrnoOf(status);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ enum class ErrorKind : std::uint8_t {
 struct BindingError {
   ErrorKind kind = ErrorKind::kNone;
   std::string message;
+  int sys_errno = 0;  // kStore: the errno behind it (grainstore::ErrnoOf), else 0
   bool ok() const { return kind == ErrorKind::kNone; }
 };
 

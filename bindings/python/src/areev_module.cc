@@ -49,8 +49,25 @@ PyObject* Raise(const BindingError& error) {
   PyObject* msg = PyUnicode_DecodeUTF8(error.message.data(),
                                        static_cast<Py_ssize_t>(error.message.size()), "replace");
   if (msg == nullptr) return nullptr;
-  PyErr_SetObject(type, msg);
+  if (error.kind != ErrorKind::kStore || error.sys_errno == 0) {
+    PyErr_SetObject(type, msg);
+    Py_DECREF(msg);
+    return nullptr;
+  }
+  // A StoreError with the errno behind it. Set as an attribute, not passed
+  // as OSError(errno, msg): str(e) stays the message alone.
+  PyObject* exc = PyObject_CallFunctionObjArgs(type, msg, nullptr);
   Py_DECREF(msg);
+  if (exc == nullptr) return nullptr;
+  PyObject* number = PyLong_FromLong(error.sys_errno);
+  if (number == nullptr || PyObject_SetAttrString(exc, "errno", number) != 0) {
+    Py_XDECREF(number);
+    Py_DECREF(exc);
+    return nullptr;
+  }
+  Py_DECREF(number);
+  PyErr_SetObject(type, exc);
+  Py_DECREF(exc);
   return nullptr;
 }
 

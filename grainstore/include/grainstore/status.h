@@ -58,6 +58,14 @@ class [[nodiscard]] Status {
   bool IsNotFound() const { return code_ == StatusCode::kNotFound; }
   bool IsAlreadyExists() const { return code_ == StatusCode::kAlreadyExists; }
 
+  // The operating system's errno behind the failure (ENOENT for a missing
+  // directory, EACCES, ENOSPC, ...), or 0 when none is known or none applies.
+  int sys_errno() const { return sys_errno_; }
+  Status WithErrno(int sys_errno) && {
+    sys_errno_ = sys_errno;
+    return std::move(*this);
+  }
+
   // "NotFound: <message>", for logs.
   std::string ToString() const;
 
@@ -65,10 +73,17 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  int sys_errno_ = 0;
 };
 
 // Name of a status code ("NotFound", ...).
 std::string_view StatusCodeName(StatusCode code);
+
+// The errno a caller that speaks errno (an OSError, a log line) should see:
+// the status's own sys_errno() when it has one, else the one its code stands
+// for where one does (ENOSPC, EROFS, EBUSY), else 0 (a file that is not a
+// store, a bad argument: no errno describes it).
+int ErrnoOf(const Status& status);
 
 }  // namespace grainstore
 
