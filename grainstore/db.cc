@@ -447,7 +447,7 @@ Result<sqlite3_stmt*> Db::Cached(const char* sql) {
   if (auto it = cache_.find(sql); it != cache_.end()) return it->second;
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
-  if (rc != SQLITE_OK) return ErrorStatus(rc, "prepare");
+  if (rc != SQLITE_OK) return ErrorStatus(rc, "cannot read the store's schema");
   cache_.emplace(sql, stmt);
   return stmt;
 }
@@ -501,7 +501,7 @@ Status Db::Exec(const char* sql) {
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (err != nullptr) sqlite3_free(err);
-  if (rc != SQLITE_OK) return ErrorStatus(rc, "exec");
+  if (rc != SQLITE_OK) return ErrorStatus(rc, "the store");
   return Status::Ok();
 }
 
@@ -510,12 +510,12 @@ Result<std::int64_t> Db::QueryInt(const char* sql) {
   SettleHeldRead(nullptr);
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
-  if (rc != SQLITE_OK) return ErrorStatus(rc, "query");
+  if (rc != SQLITE_OK) return ErrorStatus(rc, "the store");
   rc = sqlite3_step(stmt);
   std::int64_t value = 0;
   if (rc == SQLITE_ROW) value = sqlite3_column_int64(stmt, 0);
   sqlite3_finalize(stmt);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return ErrorStatus(rc, "query");
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return ErrorStatus(rc, "the store");
   return value;
 }
 
@@ -538,7 +538,7 @@ Status Db::CheckpointPassive(bool* held_back) {
                                      &copied_frames);
   if (held_back) *held_back = rc == SQLITE_OK && copied_frames < log_frames;
   if (rc == SQLITE_OK || rc == SQLITE_BUSY) return Status::Ok();
-  return ErrorStatus(rc, "checkpoint");
+  return ErrorStatus(rc, "checkpointing the store's WAL");
 }
 
 std::int64_t Db::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }

@@ -688,8 +688,8 @@ def test_readers_racing_the_owners_writes_never_leave_files_of_their_own(as_nobo
 
 
 # Issue: on a full disk an intact store that no process had open could not
-# even be read ("prepare: disk I/O error": SQLite could not make its -shm),
-# and left a -shm and a -wal behind.
+# even be read ("disk I/O error": SQLite could not make its -shm), and left a
+# -shm and a -wal behind.
 def test_a_store_on_a_full_disk_reads_as_a_snapshot(run_areev, tmp_path):
     with tmpfs(tmp_path / "full", "size=2m") as fs:
         db = str(fs / "s.db")
