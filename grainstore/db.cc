@@ -277,10 +277,11 @@ std::string FileUri(std::string_view path) {
 
 }  // namespace
 
-Status Db::OpenSnapshot(const std::string& path, std::string why) {
+Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno) {
   if (path.empty()) return Status::InvalidArgument("the store path is empty");
   GRAINSTORE_RETURN_IF_ERROR(OpenReadOnlyUri(path, "immutable=1"));
   snapshot_why_ = std::move(why);
+  snapshot_errno_ = why_errno;
   snapshot_path_ = path;
   if (::stat(path.c_str(), &snapshot_stat_) != 0) {
     return Status::IOError(fmt::format("cannot stat {}", path));
@@ -589,7 +590,10 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
   // Read before BEGIN: a commit landing in between makes the stamp older
   // than the snapshot, which only makes the next reuse less likely.
   if (!read_ && db_->snapshot()) {
-    return Status::ReadOnly(fmt::format("the store cannot be written: {}", db_->snapshot_why_));
+    std::string message = fmt::format("the store cannot be written: {}", db_->snapshot_why_);
+    Status refused = db_->snapshot_errno_ == ENOSPC ? Status::NoSpace(std::move(message))
+                                                    : Status::ReadOnly(std::move(message));
+    return std::move(refused).WithErrno(db_->snapshot_errno_);
   }
   if (db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckSnapshot());
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};

@@ -115,7 +115,10 @@ class Db {
   // the file is checked again: once it has changed, or a -shm or a WAL with
   // frames lies beside it (a writer came), reads fail with Busy, and a read
   // that a writer's checkpoint overlapped is Busy too, not Corruption.
-  Status OpenSnapshot(const std::string& path, std::string why);
+  // `why_errno` is the system's reason (EACCES, ENOSPC, ...): a write on a
+  // full filesystem fails with NoSpace instead of ReadOnly, as it does once
+  // the disk fills under a store opened for writing.
+  Status OpenSnapshot(const std::string& path, std::string why, int why_errno = 0);
   // Opens the database file read-only through the -wal and -shm its writers
   // keep, never creating either (SQLite's readonly_shm): for a user who may
   // not write the store's file. Without a -wal SQLite reads the file in
@@ -224,6 +227,7 @@ class Db {
 
   sqlite3* db_ = nullptr;
   std::string snapshot_why_;  // set by OpenSnapshot
+  int snapshot_errno_ = 0;    // set by OpenSnapshot
   std::string snapshot_path_;
   struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
   int live_statements_ = 0;  // Statements in scope

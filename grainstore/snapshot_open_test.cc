@@ -1,6 +1,7 @@
 // Db::OpenSnapshot: the store read as it is in its file, for a user who
 // cannot create its -shm (Store::Open picks it; the CLI tests cover that
 // choice as another user).
+#include <cerrno>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -45,6 +46,25 @@ TEST(SnapshotOpenTest, ReadsAStoreWhoseNameHasUriCharactersAndRefusesWrites) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
                           std::filesystem::directory_iterator()),
             1);
+}
+
+TEST(SnapshotOpenTest, AWriteRefusalCarriesTheReasonsErrno) {
+  test::ScratchDir dir("snapshot_open");
+  const std::string path = dir.File("s.db");
+  {
+    auto store = Store::Open(path, Options{});
+    ASSERT_TRUE(store.has_value()) << store.error().ToString();
+  }
+  for (const int why_errno : {EACCES, ENOSPC}) {
+    Db db;
+    ASSERT_TRUE(db.OpenSnapshot(path, "because of the test", why_errno).ok());
+    Transaction write(&db);
+    Status refused = write.Begin();
+    // A full filesystem reads as the disk filling under a writer would.
+    EXPECT_EQ(refused.code(), why_errno == ENOSPC ? StatusCode::kNoSpace : StatusCode::kReadOnly);
+    EXPECT_EQ(refused.sys_errno(), why_errno);
+    EXPECT_EQ(refused.message(), "the store cannot be written: because of the test");
+  }
 }
 
 TEST(SnapshotOpenTest, AMissingFileIsAnErrorNotANewDatabase) {

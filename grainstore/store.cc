@@ -50,7 +50,8 @@ constexpr std::uint64_t kRoomForSidecars = 64 << 10;
 // store in a shared directory) must not create them either: they would be
 // this user's, and the owner could write the store no more. With no -shm and
 // nothing in the WAL, no process has the store open and the file holds every
-// commit, so a snapshot of it is the store as it is.
+// commit, so a snapshot of it is the store as it is. `*why_errno` is the
+// system's reason (EACCES, ENOSPC, ...).
 // Whether the filesystem holding `dir` has no room left to create the
 // store's -wal and -shm files (a count the filesystem does not keep is
 // never short).
@@ -59,7 +60,7 @@ bool FilesystemFull(const std::filesystem::path& dir) {
   return (free.bytes && *free.bytes < kRoomForSidecars) || (free.inodes && *free.inodes < 2);
 }
 
-std::string SnapshotReason(const std::string& path, std::string* real) {
+std::string SnapshotReason(const std::string& path, std::string* real, int* why_errno) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path file = fs::canonical(path, ec);
@@ -75,6 +76,7 @@ std::string SnapshotReason(const std::string& path, std::string* real) {
   const std::string wal = file.string() + "-wal";
   if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
   *real = file.string();
+  *why_errno = !file_writable ? file_why : full ? ENOSPC : dir_why;
   if (!file_writable) {
     return fmt::format("it was opened read-only, as a snapshot, because this user cannot write "
                        "{} ({})",
@@ -104,8 +106,9 @@ bool ReadOnlyForUser(const std::string& path) {
 // rollback mode, unguarded against a writer that comes: look again.
 Status OpenForReader(Db* db, const std::string& path) {
   for (int attempt = 0; attempt < 5; ++attempt) {
-    if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
-      return db->OpenSnapshot(real, std::move(why));
+    int why_errno = 0;
+    if (std::string real, why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
+      return db->OpenSnapshot(real, std::move(why), why_errno);
     }
     GRAINSTORE_RETURN_IF_ERROR(db->OpenReadOnlyShared(path));
     auto wal = db->InWalMode();
@@ -198,11 +201,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
   Status opened;
+  std::string real;
+  int why_errno = 0;
   if (ReadOnlyForUser(path)) {
     // Looks for a snapshot first, as the next branch does for everyone else.
     opened = OpenForReader(&impl->db, path);
-  } else if (std::string real, why = SnapshotReason(path, &real); !why.empty()) {
-    opened = impl->db.OpenSnapshot(real, std::move(why));
+  } else if (std::string why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
+    opened = impl->db.OpenSnapshot(real, std::move(why), why_errno);
   } else {
     opened = impl->db.Open(path, options.create_if_missing);
   }

@@ -704,7 +704,8 @@ def test_a_store_on_a_full_disk_reads_as_a_snapshot(run_areev, tmp_path):
         assert view.returncode == 0 and "/memories/a.md" in view.stdout, view
         write = run_areev("memtool", create("/memories/b.md", "beta\n"), "--db", db)
         assert write.returncode == 1
-        assert write.stdout == "Error: Storage operation failed for /memories/b.md (ReadOnly)"
+        # NoSpace, as when the disk fills under a store opened for writing.
+        assert write.stdout == "Error: Storage operation failed for /memories/b.md (NoSpace)"
         assert (f"it was opened read-only, as a snapshot, because the filesystem of {fs} is full "
                 "(No space left on device)") in write.stderr, write.stderr
         assert sorted(os.listdir(fs)) == before  # no -wal or -shm
