@@ -1,4 +1,5 @@
 """Exit codes 0/1/2/3, corrupt and missing stores, and "bad input loses nothing"."""
+import base64
 import json
 import os
 import pathlib
@@ -737,3 +738,46 @@ def test_a_store_that_cannot_be_created_for_want_of_inodes_says_so(run_areev, tm
         assert proc.stderr.endswith(f"cannot create a file in {fs}: its filesystem is full "
                                     "(No space left on device)\n"), proc.stderr
         assert not (fs / "new.db").exists()
+
+
+# Issue: a purge whose final checkpoint could not grow the database file on a
+# full disk said only "database or disk is full", after the purge had
+# committed. It now says the file is purged and what may remain; a purge run
+# again once there is room finishes the job.
+def test_a_purge_whose_checkpoint_finds_the_disk_full_says_it_purged(run_areev, tmp_path):
+    marker = "PURGE-ON-FULL-DISK-5b2e"
+    with tmpfs(tmp_path / "fs", "size=8m") as fs:
+        db = str(fs / "s.db")
+        assert run_areev("memtool", create("/memories/f.md", f"{marker}\n"),
+                         "--db", db).returncode == 0
+        assert run_areev("memtool", json.dumps({"command": "delete", "path": "/memories/f.md"}),
+                         "--db", db).returncode == 0
+        # A connection kept open keeps the next write in the WAL, past the
+        # database file's end: the purge's checkpoint must grow the file.
+        holder = sqlite3.connect(db)
+        try:
+            holder.execute("SELECT count(*) FROM nodes").fetchall()
+            big = base64.b64encode(os.urandom(1_500_000)).decode()
+            made = run_areev("memtool", "--batch", "--db", db,
+                             input=create("/memories/g.md", big) + "\n")
+            assert '"is_error": false' in made.stdout, made.stdout[:200]
+            pad = fill(fs)
+            os.truncate(pad, pad.stat().st_size - (256 << 10))  # room for the purge's commit
+            first = run_areev("purge", "/memories/f.md", "--db", db)
+            assert first.returncode == 1
+            assert first.stderr == (
+                "areev: purge /memories/f.md: /memories/f.md is purged, but the store's files "
+                "could not be rewritten without its old pages (the store: database or disk is "
+                "full), so they may remain there (the database or its WAL): run purge again "
+                "once that is fixed\n"), first.stderr
+            gone = run_areev("cat", "/memories/f.md", "--version", "1", "--db", db)
+            assert gone.returncode == 1  # purged: the commit stood
+            pad.unlink()
+            again = run_areev("purge", "/memories/f.md", "--db", db)
+            assert (again.returncode, again.stdout) == (0, "purged /memories/f.md\n"), again.stderr
+        finally:
+            holder.close()
+        for f in fs.iterdir():
+            if f.name.startswith("s.db"):
+                assert marker.encode() not in f.read_bytes(), f.name
+        assert run_areev("cat", "/memories/g.md", "--db", db).stdout == big
