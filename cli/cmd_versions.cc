@@ -201,7 +201,9 @@ grainstore::Result<grainstore::VersionInfo> FindDiffVersion(
 }
 
 std::string DiffLabel(const grainstore::VersionInfo& v) {
-  return fmt::format("{}\tv{} {} {}", v.subject, v.seq, ShortId(v.grain_id),
+  // The name as the tables show it: a name with a newline or a terminal
+  // escape in it must not split the header line or reach the terminal.
+  return fmt::format("{}\tv{} {} {}", CellText(v.subject), v.seq, ShortId(v.grain_id),
                      grainstore::FormatIsoUtc(v.created_ns));
 }
 

@@ -9,6 +9,7 @@
 
 #include <fmt/core.h>
 
+#include "grainstore/display_text.h"
 #include "grainstore/time_format.h"
 
 namespace cli {
@@ -19,28 +20,7 @@ std::string ShortId(std::string_view grain_id) {
 }
 
 std::string CellText(std::string_view value, std::size_t max_chars) {
-  std::string out;
-  out.reserve(value.size());
-  for (unsigned char c : value) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  if (max_chars > 3 && out.size() > max_chars) {
-    std::size_t cut = max_chars - 3;
-    // Do not split a UTF-8 sequence.
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80)
-      --cut;
-    out.resize(cut);
-    out += "...";
-  }
-  return out;
+  return grainstore::DisplayText(value, max_chars);
 }
 
 namespace {

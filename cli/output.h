@@ -21,8 +21,10 @@ inline constexpr std::size_t kShortIdChars = 12;
 // The first kShortIdChars characters of a grain id ("-" when empty).
 std::string ShortId(std::string_view grain_id);
 
-// Makes a value printable in one table cell: control bytes become escapes
-// (\n, \t, \xHH) and cells longer than `max_chars` are cut with "...".
+// Makes a value printable in one table cell or header line
+// (grainstore::DisplayText): control characters become escapes (\n, \t,
+// \xHH, \u00HH for C1), bytes that are not UTF-8 become U+FFFD, and cells
+// longer than `max_chars` characters are cut with "...".
 std::string CellText(std::string_view value, std::size_t max_chars = 0);
 
 // A text table: a header row and data rows, columns separated by two spaces,

@@ -1,5 +1,7 @@
 #include "output.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace cli {
@@ -10,8 +12,21 @@ TEST(OutputTest, ShortIdAndCellText) {
   EXPECT_EQ(ShortId("0123456789abcdef0123"), "0123456789ab");
   EXPECT_EQ(CellText("a\nb\tc\x01"), "a\\nb\\tc\\x01");
   EXPECT_EQ(CellText("abcdefghij", 8), "abcde...");
-  // Never cuts inside a UTF-8 sequence.
-  EXPECT_EQ(CellText("ab\xc3\xa9\xc3\xa9xyz", 6), "ab...");
+  // Cuts by characters, never inside a UTF-8 sequence or an escape.
+  EXPECT_EQ(CellText("ab\xc3\xa9\xc3\xa9xyz", 6), "ab\xc3\xa9...");
+  const std::string four = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5";  // 12 bytes
+  EXPECT_EQ(CellText(four, 4), four);
+  EXPECT_EQ(CellText(four + "!", 4), "\xe6\x97\xa5...");
+  EXPECT_EQ(CellText("ab\x01" "cdef", 6), "ab...");
+  EXPECT_EQ(CellText("abcdef", 6), "abcdef");
+  // C1 controls (U+009B is a terminal's CSI) are escaped; bytes that are not
+  // UTF-8 (a stray continuation, 0xFF, an overlong '/', a surrogate) become
+  // U+FFFD each.
+  EXPECT_EQ(CellText("a\xc2\x9b" "1m\xc2\xa0"), "a\\u009b1m\xc2\xa0");
+  EXPECT_EQ(CellText("x\x80y\xffz"), "x\xef\xbf\xbdy\xef\xbf\xbdz");
+  EXPECT_EQ(CellText("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(CellText("\xed\xa0\x80!"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
+  EXPECT_EQ(CellText("\xf0\x9f\x98\x80\xe2\x80"), "\xf0\x9f\x98\x80\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 TEST(OutputTest, TableAlignsColumnsWithoutTrailingBlanks) {

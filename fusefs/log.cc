@@ -7,6 +7,8 @@
 #include <mutex>
 #include <string>
 
+#include "grainstore/display_text.h"
+
 namespace fusefs {
 namespace {
 
@@ -43,8 +45,11 @@ void LogToSyslog() {
 
 void SetLogVerbose(bool verbose) { g_verbose = verbose; }
 
-void LogLine(LogLevel level, std::string_view text) {
+void LogLine(LogLevel level, std::string_view raw) {
   if (level == LogLevel::kDebug && !g_verbose) return;
+  // Lines quote names that applications chose: one line each, with no
+  // control character for a terminal or a log reader to act on.
+  const std::string text = grainstore::DisplayText(raw);
   if (g_syslog) {
     syslog(SyslogPriority(level), "%s: %.*s", std::string(LevelName(level)).c_str(),
            static_cast<int>(text.size()), text.data());

@@ -121,3 +121,24 @@ def test_names_that_are_not_utf8_are_usage_errors(run_areev, db):
                "run with --help\n"), flag
     assert not os.path.exists(db)  # refused before the store was opened: nothing created
     assert add(run_areev, db, "--subject", "caf\u00e9", "--relation", "r", "--object", "\u00fc")
+
+
+# Issue: the recall table printed bytes that are not UTF-8 raw (docs/cli.md
+# promises U+FFFD, as --json gives), left C1 controls such as U+009B (a
+# terminal's CSI) unescaped, and cut cells by bytes, so 30 CJK characters
+# showed as 19.
+def test_recall_table_shows_text_safely_and_cuts_by_characters(run_areev, db):
+    cjk = "日本語" * 10  # 30 characters, 90 bytes: fits a 60-character cell
+    add(run_areev, db, "--subject", "s", "--relation", "r", "--object", cjk,
+        "--context", b"ctx\xff\xfe")
+    add(run_areev, db, "--subject", "s", "--relation", "c1", "--object", "x\u009b31mred")
+    add(run_areev, db, "--subject", "s", "--relation", "long", "--object", "é" * 70)
+    table = run_areev("recall", "--subject", "s", "--db", db)
+    assert table.returncode == 0, table.stderr
+    out = table.stdout
+    assert cjk in out
+    assert "ctx\ufffd\ufffd" in out
+    assert "x\\u009b31mred" in out and "\u009b" not in out
+    assert "é" * 57 + "..." in out and "é" * 58 not in out
+    assert recall(run_areev, db, "--subject", "s", "--relation", "r")[0]["context"] == \
+        "ctx\ufffd\ufffd"

@@ -191,6 +191,26 @@ def test_diff_between_versions(run_areev, db, prefs):
                          "+Likes green tea."]
 
 
+# Issue: diff printed the stored name raw in its header lines: a name an
+# agent chose could split a header with a newline or send an escape sequence
+# to the terminal of a user who typed only the file's current path.
+def test_diff_and_history_show_a_hostile_name_escaped(run_areev, db, m):
+    hostile = "/memories/x\x1b]0;PWNED\x07\nfake\u009b.md"
+    m(command="create", path=hostile, file_text="one\n")
+    m(command="rename", old_path=hostile, new_path="/memories/notes.md")
+    m(command="str_replace", path="/memories/notes.md", old_str="one", new_str="two")
+    proc = run_areev("diff", "/memories/notes.md", "--from", "1", "--to", "3", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("--- /memories/x\\x1b]0;PWNED\\x07\\nfake\\u009b.md\tv1 "), lines
+    assert lines[1].startswith("+++ /memories/notes.md\tv3 "), lines
+    assert not any(c in proc.stdout for c in "\x1b\x07\u009b")
+    hist = run_areev("history", "/memories/notes.md", "--db", db)
+    assert hist.returncode == 0, hist.stderr
+    assert "x\\x1b]0;PWNED\\x07\\nfake\\u009b.md" in hist.stdout, hist.stdout
+    assert not any(c in hist.stdout for c in "\x1b\x07\u009b")
+
+
 def test_diff_defaults_and_identity(run_areev, db, prefs):
     # Default --to is the newest version; default --from the one before it.
     proc = run_areev("diff", prefs, "--db", db)

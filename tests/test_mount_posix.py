@@ -262,6 +262,18 @@ def test_bad_names_clean_errno(mnt):
     assert "rejected name" in mnt.log()  # each refusal leaves a log line
 
 
+# Issue: the daemon logged a refused name as it was given, so a name with a
+# newline forged a log line of its own and one with ESC reached the terminal.
+def test_a_refused_name_is_logged_on_one_line_with_its_controls_escaped(mnt):
+    forged = "a\\b\nareev mount: info: forged\x1b]0;title\x07"
+    expect_errno(errno.EINVAL, open, mnt.path / forged, "w")
+    log = mnt.log()
+    lines = [line for line in log.splitlines() if "rejected name" in line]
+    assert lines and "a\\b\\nareev mount: info: forged\\x1b]0;title\\x07" in lines[-1], log
+    assert not any(line.startswith("areev mount: info: forged") for line in log.splitlines())
+    assert "\x1b" not in log
+
+
 def test_a_name_that_is_not_utf8_is_refused_and_the_tool_reaches_every_name(mnt):
     # The memory tool's paths are JSON text: a name that is not UTF-8 could
     # be made through the mount but never viewed, edited or deleted by it.

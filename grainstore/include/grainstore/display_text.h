@@ -1,0 +1,24 @@
+// Text from the store (names, fact values, messages that quote them) made
+// safe to show on a terminal or in a log line: one line, no control
+// characters a terminal would act on, valid UTF-8. Used by the CLI's tables
+// and headers and by the mount's log.
+#ifndef GRAINSTORE_DISPLAY_TEXT_H_
+#define GRAINSTORE_DISPLAY_TEXT_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace grainstore {
+
+// `value` with "\n" and "\t" for newline and tab, "\xHH" for the other C0
+// controls and DEL, "\u00HH" for the C1 controls (U+0080-U+009F, which some
+// terminals obey as ESC sequences), and U+FFFD for each byte that does not
+// belong to a well-formed UTF-8 sequence. With `max_chars` > 3, a result
+// longer than that many characters (code points) is cut to at most
+// `max_chars` - 3 of them, never inside an escape, followed by "...".
+std::string DisplayText(std::string_view value, std::size_t max_chars = 0);
+
+}  // namespace grainstore
+
+#endif  // GRAINSTORE_DISPLAY_TEXT_H_
