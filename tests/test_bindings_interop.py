@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from mount_util import mnt  # noqa: F401 (fixture)
 from test_bindings_common import ROOT, import_areev, node_env
 
 NS = "shared"
@@ -214,3 +215,31 @@ def test_with_a_mount_writing_too(areev_bin, tmp_path):
         except subprocess.TimeoutExpired:
             daemon.kill()
             daemon.wait()
+
+
+# Issue: Node's read() decodes a body as UTF-8, so a file saved through the
+# mount in another encoding came back with U+FFFD and Node had no way to get
+# its bytes (Python has read_bytes). readBytes() gives them as stored.
+def test_node_read_bytes_gives_a_body_that_is_not_utf8_as_stored(mnt):
+    latin1 = "café crème\n".encode("latin-1")
+    (mnt.path / "latin1.txt").write_bytes(latin1)
+    script = (
+        "const { Areev } = require(process.argv[1]);"
+        "const m = new Areev(process.argv[2]);"
+        "(async () => {"
+        "  const bytes = await m.readBytes('/memories/latin1.txt');"
+        "  const first = await m.readBytes('/memories/latin1.txt', 1);"
+        "  const text = await m.read('/memories/latin1.txt');"
+        "  const none = await m.readBytes('/memories/none').catch((e) => e.code);"
+        "  console.log(JSON.stringify({ isBuffer: Buffer.isBuffer(bytes), hex: bytes.toString('hex'),"
+        "    first: first.toString('hex'), text, none }));"
+        "  m.close();"
+        "})();")
+    proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"), mnt.db],
+                          capture_output=True, text=True, env=node_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["isBuffer"] is True
+    assert got["hex"] == latin1.hex() and got["first"] == latin1.hex()
+    assert got["text"] == "caf\ufffd cr\ufffdme\n"  # read() stays lossy, as documented
+    assert got["none"] == "ERR_AREEV_NOT_FOUND"

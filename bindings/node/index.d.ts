@@ -52,6 +52,8 @@ export declare class Areev {
   memoryTool(json: string): Promise<string>;
   history(memoryPath: string): Promise<Version[]>;
   read(memoryPath: string, version?: number | string | null): Promise<string>;
+  /** The body's bytes as stored: a Node Buffer (typed as its base, Uint8Array, so that no @types/node is needed). */
+  readBytes(memoryPath: string, version?: number | string | null): Promise<Uint8Array>;
   close(): void;
   readonly closed: boolean;
   memoryToolHandlers(): AreevMemoryToolHandlers;

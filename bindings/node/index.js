@@ -63,9 +63,17 @@ class Areev {
     return settled(() => this.#h.history(memoryPath));
   }
 
-  /** The current body (version null/undefined) or a version (number, or grain-id prefix string). */
+  /**
+   * The current body (version null/undefined) or a version (number, or grain-id prefix string),
+   * decoded as UTF-8: bytes that are not UTF-8 become U+FFFD. readBytes gives them as stored.
+   */
   read(memoryPath, version = null) {
     return settled(() => this.#h.read(memoryPath, version));
+  }
+
+  /** The same body as read(), as a Buffer of the bytes stored. */
+  readBytes(memoryPath, version = null) {
+    return settled(() => this.#h.readBytes(memoryPath, version));
   }
 
   /** Closes the handle; calls already started still finish. Idempotent. */

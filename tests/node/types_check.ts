@@ -12,6 +12,7 @@ export const result: Promise<string> = m.memoryTool('{"command":"view","path":"/
 export const versions: Promise<Version[]> = m.history('/memories/a.md');
 export const body: Promise<string> = m.read('/memories/a.md', 1);
 export const byPrefix: Promise<string> = m.read('/memories/a.md', '3f9a1c');
+export const raw: Promise<Uint8Array> = m.readBytes('/memories/a.md', 2);
 export const code: 'ERR_AREEV_TOOL' = codes.TOOL;
 export const closed: boolean = m.closed;
 m.close();

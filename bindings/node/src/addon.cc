@@ -170,7 +170,7 @@ Handle* Unwrap(napi_env env, napi_value self) {
 
 // ---- async calls -----------------------------------------------------------
 
-enum class Op : std::uint8_t { kMemoryTool, kHistory, kRead };
+enum class Op : std::uint8_t { kMemoryTool, kHistory, kRead, kReadBytes };
 
 struct Call {
   Op op;
@@ -196,6 +196,7 @@ void Execute(napi_env, void* data) {
       call->rows = call->pinned->History(call->arg1, &call->error);
       break;
     case Op::kRead:
+    case Op::kReadBytes:
       call->text = call->pinned->Read(call->arg1, call->arg2, &call->error, call->by_number);
       break;
   }
@@ -242,6 +243,16 @@ void Complete(napi_env env, napi_status status, void* data) {
     napi_reject_deferred(env, call->deferred, MakeError(env, call->error));
   } else if (call->op == Op::kHistory) {
     napi_resolve_deferred(env, call->deferred, RowsToArray(env, call->rows));
+  } else if (call->op == Op::kReadBytes) {
+    // The body's bytes as stored, whatever their encoding (a Buffer).
+    napi_value buffer = nullptr;
+    if (napi_create_buffer_copy(env, call->text.size(), call->text.data(), nullptr, &buffer) ==
+        napi_ok) {
+      napi_resolve_deferred(env, call->deferred, buffer);
+    } else {
+      napi_reject_deferred(env, call->deferred,
+                           MakeError(env, {ErrorKind::kStore, "could not make a Buffer"}));
+    }
   } else if (napi_value text = MakeString(env, call->text); text != nullptr) {
     napi_resolve_deferred(env, call->deferred, text);
   } else {
@@ -321,13 +332,16 @@ napi_value History(napi_env env, napi_callback_info info) {
   return Start(env, Unwrap(env, self), std::move(call));
 }
 
-napi_value Read(napi_env env, napi_callback_info info) {
+// read() and readBytes(): the same arguments, a string or a Buffer.
+napi_value ReadAs(napi_env env, napi_callback_info info, Op op) {
   napi_value argv[2];
   napi_value self = Args(env, info, argv);
   auto call = std::make_unique<Call>();
-  call->op = Op::kRead;
+  call->op = op;
   if (!GetString(env, argv[0], &call->arg1)) {
-    return RejectedWith(env, MakeTypeError(env, "read() expects a path string"));
+    return RejectedWith(env, MakeTypeError(env, op == Op::kRead
+                                                    ? "read() expects a path string"
+                                                    : "readBytes() expects a path string"));
   }
   if (auto bad = IllFormedArgument(call->arg1, "path")) {
     return RejectedWith(env, MakeError(env, *bad));
@@ -357,6 +371,12 @@ napi_value Read(napi_env env, napi_callback_info info) {
     return RejectedWith(env, MakeTypeError(env, "version must be a number, a string or null"));
   }
   return Start(env, Unwrap(env, self), std::move(call));
+}
+
+napi_value Read(napi_env env, napi_callback_info info) { return ReadAs(env, info, Op::kRead); }
+
+napi_value ReadBytes(napi_env env, napi_callback_info info) {
+  return ReadAs(env, info, Op::kReadBytes);
 }
 
 napi_value Close(napi_env env, napi_callback_info info) {
@@ -423,6 +443,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"memoryTool", nullptr, MemoryTool, nullptr, nullptr, nullptr, napi_default_method, nullptr},
       {"history", nullptr, History, nullptr, nullptr, nullptr, napi_default_method, nullptr},
       {"read", nullptr, Read, nullptr, nullptr, nullptr, napi_default_method, nullptr},
+      {"readBytes", nullptr, ReadBytes, nullptr, nullptr, nullptr, napi_default_method, nullptr},
       {"close", nullptr, Close, nullptr, nullptr, nullptr, napi_default_method, nullptr},
       {"closed", nullptr, nullptr, GetClosed, nullptr, nullptr, napi_enumerable, nullptr},
   };
