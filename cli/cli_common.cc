@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "grainstore/display_text.h"
 #include "grainstore/options.h"
 #include "grainstore/path.h"
 #include "grainstore/time_format.h"
@@ -42,7 +43,7 @@ int Fail(int code, std::string_view message) {
   // A usage error points at the help, unless it already names it.
   const bool add_help = code == kExitUsage && !message.ends_with("--help");
   const std::string line =
-      fmt::format("areev: {}{}\n", CellText(message), add_help ? "; run with --help" : "");
+      fmt::format("areev: {}{}\n", grainstore::DisplayText(message, 0, grainstore::Malformed::kEscape), add_help ? "; run with --help" : "");
   (void)std::fwrite(line.data(), 1, line.size(), stderr);
   (void)std::fflush(stderr);
   return code;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "grainstore/display_text.h"
+
 namespace cli {
 namespace {
 
@@ -27,6 +29,11 @@ TEST(OutputTest, ShortIdAndCellText) {
   EXPECT_EQ(CellText("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");
   EXPECT_EQ(CellText("\xed\xa0\x80!"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!");
   EXPECT_EQ(CellText("\xf0\x9f\x98\x80\xe2\x80"), "\xf0\x9f\x98\x80\xef\xbf\xbd\xef\xbf\xbd");
+  // Messages that quote a host path keep its bytes readable as escapes.
+  EXPECT_EQ(grainstore::DisplayText("/tmp/caf\xe9/x.db\n", 0, grainstore::Malformed::kEscape),
+            "/tmp/caf\\xe9/x.db\\n");
+  // A value far past the limit is cut without reading all of it into the cell.
+  EXPECT_EQ(CellText(std::string(1 << 20, '\x01'), 10), "\\x01...");
 }
 
 TEST(OutputTest, TableAlignsColumnsWithoutTrailingBlanks) {

@@ -49,7 +49,7 @@ void LogLine(LogLevel level, std::string_view raw) {
   if (level == LogLevel::kDebug && !g_verbose) return;
   // Lines quote names that applications chose: one line each, with no
   // control character for a terminal or a log reader to act on.
-  const std::string text = grainstore::DisplayText(raw);
+  const std::string text = grainstore::DisplayText(raw, 0, grainstore::Malformed::kEscape);
   if (g_syslog) {
     syslog(SyslogPriority(level), "%s: %.*s", std::string(LevelName(level)).c_str(),
            static_cast<int>(text.size()), text.data());

@@ -36,12 +36,12 @@ Status SnapshotTorn() {
 }
 
 // `status` with the errno of the system call behind SQLite's result `rc`,
-// for the results a system call's failure gives (sqlite3_system_errno is
-// that of the connection's last such failure).
+// for the results SQLite records one with (sqlite3_system_errno is set for
+// IOERR and CANTOPEN only, and never cleared: with FULL or READONLY it would
+// be an earlier failure's, so those keep the errno their code stands for).
 Status WithSystemErrno(sqlite3* db, int rc, Status status) {
   const int code = rc & 0xff;
-  const bool from_system = code == SQLITE_IOERR || code == SQLITE_CANTOPEN ||
-                           code == SQLITE_FULL || code == SQLITE_READONLY;
+  const bool from_system = code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
   if (!from_system || db == nullptr || sqlite3_system_errno(db) == 0) return status;
   return std::move(status).WithErrno(sqlite3_system_errno(db));
 }
@@ -184,7 +184,7 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
       case SQLITE_FULL:
         return Status::NoSpace(fmt::format("{}: {}", context, msg));
       case SQLITE_READONLY:
-        return Status::ReadOnly(fmt::format("{}: the store cannot be written: {}", context, msg));
+        return Status::ReadOnly(fmt::format("the store cannot be written: {}", msg));
       case SQLITE_CANTOPEN:
         return Status::IOError(fmt::format("{}: cannot open database file", context));
       default:
@@ -231,8 +231,8 @@ Status CheckStorePath(const std::string& path) {
                      : fs::is_fifo(st)           ? "a FIFO"
                      : fs::is_socket(st)         ? "a socket"
                                                  : "something other than a file";
-  return Status::IOError(fmt::format("it is {}, not a store file", kind))
-      .WithErrno(fs::is_directory(st) ? EISDIR : EINVAL);
+  Status refused = Status::IOError(fmt::format("it is {}, not a store file", kind));
+  return fs::is_directory(st) ? std::move(refused).WithErrno(EISDIR) : refused;
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 #include "grainstore/display_text.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
 namespace grainstore {
 namespace {
 
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+constexpr char kHex[] = "0123456789abcdef";
 
 // Length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no
 // overlong forms, no surrogates, nothing past U+10FFFF), or 0.
@@ -35,46 +36,58 @@ std::size_t SequenceLength(std::string_view s) {
   return n;
 }
 
-std::size_t CodePoints(std::string_view s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
-  return n;
+// Appends `prefix` and the two hex digits of `c`; returns the characters added.
+std::size_t AppendEscape(std::string* out, const char* prefix, unsigned char c) {
+  const std::size_t before = out->size();
+  out->append(prefix);
+  out->push_back(kHex[c >> 4]);
+  out->push_back(kHex[c & 0xF]);
+  return out->size() - before;
 }
 
 }  // namespace
 
-std::string DisplayText(std::string_view value, std::size_t max_chars) {
+std::string DisplayText(std::string_view value, std::size_t max_chars, Malformed malformed) {
   std::string out;
-  out.reserve(value.size());
-  const std::size_t keep = max_chars > 3 ? max_chars - 3 : 0;
-  std::size_t chars = 0;      // code points in `out`
-  std::size_t kept_size = 0;  // bytes of `out` that fit in `keep` characters
+  out.reserve(max_chars > 3 ? std::min(value.size(), max_chars * 4) : value.size());
+  const bool cut = max_chars > 3;
+  std::size_t chars = 0;      // characters (code points) in `out`
+  std::size_t kept_size = 0;  // bytes of `out` within max_chars - 3 characters
   for (std::size_t i = 0; i < value.size();) {
-    std::string unit;
-    const std::size_t n = SequenceLength(value.substr(i));
     const unsigned char c = static_cast<unsigned char>(value[i]);
+    const std::size_t n = SequenceLength(value.substr(i));
     if (n == 0) {
-      unit = kReplacement;
+      if (malformed == Malformed::kEscape) {
+        chars += AppendEscape(&out, "\\x", c);
+      } else {
+        out.append(kReplacement);
+        chars += 1;
+      }
       i += 1;
-    } else if (c == '\n') {
-      unit = "\\n";
-    } else if (c == '\t') {
-      unit = "\\t";
-    } else if (c < 0x20 || c == 0x7F) {
-      unit = fmt::format("\\x{:02x}", c);
-    } else if (c == 0xC2 && static_cast<unsigned char>(value[i + 1]) < 0xA0) {
-      unit = fmt::format("\\u{:04x}", static_cast<unsigned char>(value[i + 1]));
     } else {
-      unit = value.substr(i, n);
+      if (c == '\n') {
+        out.append("\\n");
+        chars += 2;
+      } else if (c == '\t') {
+        out.append("\\t");
+        chars += 2;
+      } else if (c < 0x20 || c == 0x7F) {
+        chars += AppendEscape(&out, "\\x", c);
+      } else if (c == 0xC2 && static_cast<unsigned char>(value[i + 1]) < 0xA0) {
+        chars += AppendEscape(&out, "\\u00", static_cast<unsigned char>(value[i + 1]));
+      } else {
+        out.append(value.substr(i, n));
+        chars += 1;
+      }
+      i += n;
     }
-    if (n != 0) i += n;
-    chars += CodePoints(unit);
-    out += unit;
-    if (chars <= keep) kept_size = out.size();
-  }
-  if (max_chars > 3 && chars > max_chars) {
-    out.resize(kept_size);
-    out += "...";
+    if (!cut) continue;
+    if (chars <= max_chars - 3) kept_size = out.size();
+    if (chars > max_chars) {  // it will be cut: the rest cannot show
+      out.resize(kept_size);
+      out.append("...");
+      return out;
+    }
   }
   return out;
 }

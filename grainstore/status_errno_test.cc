@@ -5,6 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "grainstore/status.h"
@@ -52,6 +54,11 @@ TEST(StatusErrnoTest, StoreOpenFailuresCarryTheirErrno) {
   std::ofstream(dir.File("plain")) << "x";
   Status under_file = OpenFailure(dir.File("plain/x.db"));
   EXPECT_EQ(under_file.sys_errno(), ENOTDIR) << under_file.ToString();
+
+  ASSERT_EQ(::mkfifo(dir.File("fifo").c_str(), 0600), 0);
+  Status fifo = OpenFailure(dir.File("fifo"));
+  EXPECT_FALSE(fifo.ok());
+  EXPECT_EQ(ErrnoOf(fifo), 0) << fifo.ToString();  // not a store: no errno says why
 
   std::ofstream(dir.File("junk.db")) << std::string(4096, 'j');
   Status junk = OpenFailure(dir.File("junk.db"));

@@ -11,13 +11,19 @@
 
 namespace grainstore {
 
+// What a byte that belongs to no well-formed UTF-8 sequence becomes: U+FFFD
+// (table cells: text) or "\xHH" (messages and log lines that quote a host
+// path, whose bytes the user may need).
+enum class Malformed { kReplace, kEscape };
+
 // `value` with "\n" and "\t" for newline and tab, "\xHH" for the other C0
 // controls and DEL, "\u00HH" for the C1 controls (U+0080-U+009F, which some
-// terminals obey as ESC sequences), and U+FFFD for each byte that does not
-// belong to a well-formed UTF-8 sequence. With `max_chars` > 3, a result
-// longer than that many characters (code points) is cut to at most
+// terminals obey as ESC sequences), and each byte that does not belong to a
+// well-formed UTF-8 sequence as `malformed` says. With `max_chars` > 3, a
+// result longer than that many characters (code points) is cut to at most
 // `max_chars` - 3 of them, never inside an escape, followed by "...".
-std::string DisplayText(std::string_view value, std::size_t max_chars = 0);
+std::string DisplayText(std::string_view value, std::size_t max_chars = 0,
+                        Malformed malformed = Malformed::kReplace);
 
 }  // namespace grainstore
 
