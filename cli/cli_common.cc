@@ -42,8 +42,9 @@ int Fail(int code, std::string_view message) {
   // stderr may be closed or full; the exit code still says what happened.
   // A usage error points at the help, unless it already names it.
   const bool add_help = code == kExitUsage && !message.ends_with("--help");
+  const std::string shown = grainstore::DisplayText(message, 0, grainstore::Malformed::kEscape);
   const std::string line =
-      fmt::format("areev: {}{}\n", grainstore::DisplayText(message, 0, grainstore::Malformed::kEscape), add_help ? "; run with --help" : "");
+      fmt::format("areev: {}{}\n", shown, add_help ? "; run with --help" : "");
   (void)std::fwrite(line.data(), 1, line.size(), stderr);
   (void)std::fflush(stderr);
   return code;

@@ -19,9 +19,10 @@ void LogToSyslog();
 void SetLogVerbose(bool verbose);
 
 // Writes one line, its text made safe to show (grainstore::DisplayText:
-// control characters escaped, bytes that are not UTF-8 replaced). kError lines carry the word "ERROR" (tests fail on it):
-// use it only for failures that are bugs or real I/O trouble, never for an
-// errno an application can provoke on purpose.
+// control characters and bytes that are not UTF-8 escaped). kError lines
+// carry the word "ERROR" (tests fail on it): use it only for failures that
+// are bugs or real I/O trouble, never for an errno an application can
+// provoke on purpose.
 void LogLine(LogLevel level, std::string_view text);
 
 template <typename... Args>

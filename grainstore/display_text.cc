@@ -2,39 +2,13 @@
 
 #include <algorithm>
 
+#include "grainstore/path.h"
+
 namespace grainstore {
 namespace {
 
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
 constexpr char kHex[] = "0123456789abcdef";
-
-// Length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no
-// overlong forms, no surrogates, nothing past U+10FFFF), or 0.
-std::size_t SequenceLength(std::string_view s) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const unsigned char c = byte(0);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // bounds of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (s.size() < n || byte(1) < lo || byte(1) > hi) return 0;
-  for (std::size_t i = 2; i < n; ++i) {
-    if ((byte(i) & 0xC0) != 0x80) return 0;
-  }
-  return n;
-}
 
 // Appends `prefix` and the two hex digits of `c`; returns the characters added.
 std::size_t AppendEscape(std::string* out, const char* prefix, unsigned char c) {
@@ -55,7 +29,7 @@ std::string DisplayText(std::string_view value, std::size_t max_chars, Malformed
   std::size_t kept_size = 0;  // bytes of `out` within max_chars - 3 characters
   for (std::size_t i = 0; i < value.size();) {
     const unsigned char c = static_cast<unsigned char>(value[i]);
-    const std::size_t n = SequenceLength(value.substr(i));
+    const std::size_t n = Utf8SequenceLength(value.substr(i));
     if (n == 0) {
       if (malformed == Malformed::kEscape) {
         chars += AppendEscape(&out, "\\x", c);

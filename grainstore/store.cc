@@ -41,6 +41,14 @@ constexpr std::chrono::milliseconds kEmptyFileGrace{1000};
 // and -shm files (the -shm alone takes 32 KiB).
 constexpr std::uint64_t kRoomForSidecars = 64 << 10;
 
+// Whether the filesystem holding `dir` has no room left to create the
+// store's -wal and -shm files (a count the filesystem does not keep is
+// never short).
+bool FilesystemFull(const std::filesystem::path& dir) {
+  const FreeSpace free = FreeSpaceAt(dir.string());
+  return (free.bytes && *free.bytes < kRoomForSidecars) || (free.inodes && *free.inodes < 2);
+}
+
 // Why the store at `path` must be read as an immutable snapshot, or "" when
 // it can be opened as usual; `*real` is the file's path, symlinks resolved
 // (SQLite keeps the -wal and -shm beside the file a link names). A WAL
@@ -52,14 +60,6 @@ constexpr std::uint64_t kRoomForSidecars = 64 << 10;
 // nothing in the WAL, no process has the store open and the file holds every
 // commit, so a snapshot of it is the store as it is. `*why_errno` is the
 // system's reason (EACCES, ENOSPC, ...).
-// Whether the filesystem holding `dir` has no room left to create the
-// store's -wal and -shm files (a count the filesystem does not keep is
-// never short).
-bool FilesystemFull(const std::filesystem::path& dir) {
-  const FreeSpace free = FreeSpaceAt(dir.string());
-  return (free.bytes && *free.bytes < kRoomForSidecars) || (free.inodes && *free.inodes < 2);
-}
-
 std::string SnapshotReason(const std::string& path, std::string* real, int* why_errno) {
   namespace fs = std::filesystem;
   std::error_code ec;

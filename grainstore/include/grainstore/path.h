@@ -40,6 +40,10 @@ Result<MemoryPath> ParseMemoryPath(std::string_view raw);
 // Strict UTF-8: no overlong forms, surrogates or code points past U+10FFFF.
 bool IsValidUtf8(std::string_view s);
 
+// Length in bytes of the strict UTF-8 sequence `s` starts with (1 to 4), or 0
+// when it starts with none (or is empty).
+std::size_t Utf8SequenceLength(std::string_view s);
+
 // Checks one directory-entry name as created through any front end (the mount
 // included): non-empty, valid UTF-8 (the memory tool's paths are JSON text, so
 // another name could not be reached through it), not "." or "..", no '/', NUL
