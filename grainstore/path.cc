@@ -1,6 +1,7 @@
 // Memory path rules (contract C4-C8) and directory-entry name rules.
 #include "grainstore/path.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -113,6 +114,24 @@ std::size_t Utf8SequenceLength(std::string_view s) {
     if ((byte(i) & 0xC0) != 0x80) return 0;
   }
   return n;
+}
+
+void AppendUtf8(std::string* out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
 }
 
 bool IsValidUtf8(std::string_view s) {

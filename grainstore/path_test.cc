@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -207,6 +208,42 @@ TEST(KeyHelpersTest, IsStrictlyInside) {
   for (const Case& c : cases) {
     EXPECT_EQ(IsStrictlyInside(c.key, c.ancestor), c.inside) << c.key << " in " << c.ancestor;
   }
+}
+
+TEST(Utf8Test, AppendUtf8EncodesEachLengthAndSequenceLengthReadsItBack) {
+  const struct {
+    std::uint32_t code_point;
+    std::string bytes;
+  } cases[] = {
+      {0x00, std::string(1, '\0')}, {0x41, "A"},          {0x7F, "\x7F"},
+      {0x80, "\xC2\x80"},           {0x7FF, "\xDF\xBF"},  {0x800, "\xE0\xA0\x80"},
+      {0xE9, "\xC3\xA9"},           {0xFFFF, "\xEF\xBF\xBF"}, {0x10000, "\xF0\x90\x80\x80"},
+      {0x1F600, "\xF0\x9F\x98\x80"}, {0x10FFFF, "\xF4\x8F\xBF\xBF"},
+  };
+  for (const auto& c : cases) {
+    std::string out = "x";
+    AppendUtf8(&out, c.code_point);
+    EXPECT_EQ(out, "x" + c.bytes) << c.code_point;
+    EXPECT_EQ(Utf8SequenceLength(c.bytes), c.bytes.size()) << c.code_point;
+    EXPECT_TRUE(IsValidUtf8(c.bytes)) << c.code_point;
+  }
+}
+
+TEST(Utf8Test, ASurrogateIsEncodedButIsNotUtf8) {
+  std::string out;
+  AppendUtf8(&out, 0xD800);
+  EXPECT_EQ(out, "\xED\xA0\x80");
+  EXPECT_EQ(Utf8SequenceLength(out), 0u);
+  EXPECT_FALSE(IsValidUtf8(out));
+}
+
+TEST(Utf8Test, SequenceLengthRefusesTruncatedAndOverlongForms) {
+  EXPECT_EQ(Utf8SequenceLength(""), 0u);
+  EXPECT_EQ(Utf8SequenceLength("\xC3"), 0u);
+  EXPECT_EQ(Utf8SequenceLength("\xC0\xAF"), 0u);
+  EXPECT_EQ(Utf8SequenceLength("\xE0\x80\x80"), 0u);
+  EXPECT_EQ(Utf8SequenceLength("\xF4\x90\x80\x80"), 0u);
+  EXPECT_EQ(Utf8SequenceLength("\xC3\xA9rest"), 2u);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "json_fast.h"
+
 namespace memtool::internal {
 namespace {
 
@@ -82,6 +84,8 @@ bool ParseJsonInput(std::string_view text, JsonInput* out) {
     out->doc = json(json::value_t::discarded);
     return false;
   }
+  // Most commands are flat objects of strings and small integers.
+  if (TryParseFlatObject(text, &out->doc)) return true;
   Builder builder(out);
   const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
   if (!ok) out->doc = json(json::value_t::discarded);

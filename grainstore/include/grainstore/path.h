@@ -6,6 +6,7 @@
 #define GRAINSTORE_PATH_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,10 @@ bool IsValidUtf8(std::string_view s);
 // Length in bytes of the strict UTF-8 sequence `s` starts with (1 to 4), or 0
 // when it starts with none (or is empty).
 std::size_t Utf8SequenceLength(std::string_view s);
+
+// Appends the UTF-8 encoding of `code_point` (at most U+10FFFF). A surrogate
+// gets the three bytes of its generalized (WTF-8) form, which are not UTF-8.
+void AppendUtf8(std::string* out, std::uint32_t code_point);
 
 // Checks one directory-entry name as created through any front end (the mount
 // included): non-empty, valid UTF-8 (the memory tool's paths are JSON text, so
