@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -25,6 +26,19 @@ constexpr std::array<bool, 256> PlainBytes() {
   return plain;
 }
 constexpr std::array<bool, 256> kPlain = PlainBytes();
+
+// Whether none of the 8 bytes of `w` needs a look: each is printable ASCII
+// other than '"' and '\\' (exact tests for "any byte is", from the classic
+// has-zero-byte bit trick).
+bool AllPlain(std::uint64_t w) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  const std::uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighs;
+  const std::uint64_t quote = has_zero(w ^ (kOnes * '"'));
+  const std::uint64_t backslash = has_zero(w ^ (kOnes * '\\'));
+  return ((w & kHighs) | below_space | quote | backslash) == 0;
+}
 
 // A cursor over the text. Every method returns false as soon as the text
 // leaves the handled shape; the caller then gives up on the whole text.
@@ -144,6 +158,14 @@ class Reader {
     out->clear();
     const char* run = p_;  // start of the bytes not yet copied
     while (p_ < end_) {
+      if (end_ - p_ >= 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p_, sizeof word);
+        if (AllPlain(word)) {
+          p_ += 8;
+          continue;
+        }
+      }
       const unsigned char c = static_cast<unsigned char>(*p_);
       if (kPlain[c]) {
         ++p_;

@@ -163,6 +163,28 @@ TEST(JsonFastTest, AgreesWithNlohmannOnMutatedCommands) {
   EXPECT_LT(answered_count, iterations - iterations / 10);
 }
 
+// Every byte that ends a plain run, at every offset of a string long enough
+// to be read eight bytes at a time.
+TEST(JsonFastTest, FindsTheByteThatEndsARunAtEveryOffset) {
+  const std::vector<std::string> specials = {
+      "\"",       "\\n",     std::string(1, '\0'), "\x01", "\x1f", "\x7f", "\x80",
+      "\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80", "\xFF", "\xC3", " ",
+  };
+  for (const std::string& special : specials) {
+    for (std::size_t at = 0; at <= 24; ++at) {
+      std::string value = std::string(24, 'a');
+      value.insert(at, special);
+      const std::string text = "{\"k\":\"" + value + "\"}";
+      bool answered = false;
+      ExpectAgreement(text, &answered);
+      if (HasFatalFailure()) return;
+      const bool valid = !json::parse(text, nullptr, false).is_discarded();
+      // A valid string of plain bytes, escapes and UTF-8 is always answered.
+      EXPECT_EQ(answered, valid) << text;
+    }
+  }
+}
+
 // ParseJsonInput gives the same document through either decoder.
 TEST(JsonFastTest, ParseJsonInputKeepsItsAnswers) {
   JsonInput input;
