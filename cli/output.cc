@@ -23,19 +23,6 @@ std::string CellText(std::string_view value, std::size_t max_chars) {
   return grainstore::DisplayText(value, max_chars);
 }
 
-namespace {
-
-// Display width: UTF-8 continuation bytes take no column.
-std::size_t Width(std::string_view s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++w;
-  }
-  return w;
-}
-
-}  // namespace
-
 Table::Table(std::vector<std::string> headers, std::vector<bool> right_aligned)
     : headers_(std::move(headers)), right_(std::move(right_aligned)) {
   right_.resize(headers_.size(), false);
@@ -50,7 +37,7 @@ std::string Table::Render() const {
   std::vector<std::size_t> widths(headers_.size(), 0);
   auto measure = [&widths](const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size(); ++i)
-      widths[i] = std::max(widths[i], Width(row[i]));
+      widths[i] = std::max(widths[i], grainstore::DisplayWidth(row[i]));
   };
   measure(headers_);
   for (const auto& row : rows_) measure(row);
@@ -58,7 +45,7 @@ std::string Table::Render() const {
   auto emit = [&](const std::vector<std::string>& row) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
-      const std::size_t pad = widths[i] - Width(row[i]);
+      const std::size_t pad = widths[i] - grainstore::DisplayWidth(row[i]);
       const bool last = i + 1 == row.size();
       if (i > 0) line += "  ";
       if (right_[i]) line.append(pad, ' ');

@@ -1,5 +1,7 @@
 #include "output.h"
 
+#include <locale.h>
+
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,11 +16,15 @@ TEST(OutputTest, ShortIdAndCellText) {
   EXPECT_EQ(ShortId("0123456789abcdef0123"), "0123456789ab");
   EXPECT_EQ(CellText("a\nb\tc\x01"), "a\\nb\\tc\\x01");
   EXPECT_EQ(CellText("abcdefghij", 8), "abcde...");
-  // Cuts by characters, never inside a UTF-8 sequence or an escape.
+  // Cuts by terminal columns, never inside a UTF-8 sequence or an escape.
   EXPECT_EQ(CellText("ab\xc3\xa9\xc3\xa9xyz", 6), "ab\xc3\xa9...");
-  const std::string four = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5";  // 12 bytes
-  EXPECT_EQ(CellText(four, 4), four);
-  EXPECT_EQ(CellText(four + "!", 4), "\xe6\x97\xa5...");
+  const std::string four = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5";  // 12 bytes, 8 columns
+  EXPECT_EQ(CellText(four, 8), four);
+  EXPECT_EQ(CellText(four + "!", 8), "\xe6\x97\xa5\xe6\x9c\xac...");
+  EXPECT_EQ(CellText(four, 6), "\xe6\x97\xa5...");
+  // A combining mark stays with the letter it marks and takes no column.
+  EXPECT_EQ(CellText("abcde\xcc\x81" "fgh", 8), "abcde\xcc\x81" "fgh");
+  EXPECT_EQ(CellText("abcde\xcc\x81" "fghi", 8), "abcde\xcc\x81...");
   EXPECT_EQ(CellText("ab\x01" "cdef", 6), "ab...");
   EXPECT_EQ(CellText("abcdef", 6), "abcdef");
   // C1 controls (U+009B is a terminal's CSI) are escaped; bytes that are not
@@ -34,6 +40,32 @@ TEST(OutputTest, ShortIdAndCellText) {
             "/tmp/caf\\xe9/x.db\\n");
   // A value far past the limit is cut without reading all of it into the cell.
   EXPECT_EQ(CellText(std::string(1 << 20, '\x01'), 10), "\\x01...");
+}
+
+TEST(OutputTest, DisplayWidthCountsTerminalColumns) {
+  EXPECT_EQ(grainstore::DisplayWidth(""), 0u);
+  EXPECT_EQ(grainstore::DisplayWidth("abc"), 3u);
+  EXPECT_EQ(grainstore::DisplayWidth("caf\xc3\xa9"), 4u);                  // café
+  EXPECT_EQ(grainstore::DisplayWidth("cafe\xcc\x81"), 4u);                 // e + combining acute
+  EXPECT_EQ(grainstore::DisplayWidth("\xe6\x97\xa5\xe6\x9c\xac"), 4u);      // 日本
+  EXPECT_EQ(grainstore::DisplayWidth("\xea\xb0\x80"), 2u);                // 가 (Hangul)
+  EXPECT_EQ(grainstore::DisplayWidth("\xef\xbc\xa1"), 2u);                // Ａ (fullwidth)
+  EXPECT_EQ(grainstore::DisplayWidth("\xf0\x9f\x98\x80"), 2u);            // 😀
+  EXPECT_EQ(grainstore::DisplayWidth("a\xe2\x80\x8b" "b"), 2u);           // zero width space
+  EXPECT_EQ(grainstore::DisplayWidth("\xef\xbf\xbd"), 1u);                // U+FFFD
+  EXPECT_EQ(grainstore::DisplayWidth("a\xff" "b"), 3u);                    // a stray byte: one
+  // The widths come from C.UTF-8 without switching this thread's locale.
+  EXPECT_EQ(uselocale(locale_t{}), LC_GLOBAL_LOCALE);
+}
+
+TEST(OutputTest, TableAlignsWideCharactersByColumns) {
+  Table t({"N", "SUBJECT", "OP"}, {true, false, false});
+  t.AddRow({"1", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "add"});  // 日本語: 6 columns
+  t.AddRow({"2", "ab", "edit"});
+  EXPECT_EQ(t.Render(),
+            "N  SUBJECT  OP\n"
+            "1  \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e   add\n"
+            "2  ab       edit\n");
 }
 
 TEST(OutputTest, TableAlignsColumnsWithoutTrailingBlanks) {

@@ -1,6 +1,10 @@
 #include "grainstore/display_text.h"
 
+#include <locale.h>
+#include <wchar.h>
+
 #include <algorithm>
+#include <optional>
 
 #include "grainstore/path.h"
 
@@ -19,45 +23,106 @@ std::size_t AppendEscape(std::string* out, const char* prefix, unsigned char c) 
   return out->size() - before;
 }
 
+// The code point of the well-formed UTF-8 sequence of `n` bytes at the start
+// of `s`.
+char32_t DecodeSequence(std::string_view s, std::size_t n) {
+  const auto b = [&](std::size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(s[i])); };
+  switch (n) {
+    case 1: return b(0);
+    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    default:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+  }
+}
+
+// wcwidth in the C.UTF-8 locale while it lives. uselocale switches only the
+// calling thread, so the process's locale (a host's, in the bindings) is
+// never touched.
+class ColumnWidths {
+ public:
+  ColumnWidths() : utf8_(Utf8Locale()), previous_(utf8_ != locale_t{} ? uselocale(utf8_) : locale_t{}) {}
+  ColumnWidths(const ColumnWidths&) = delete;
+  ColumnWidths& operator=(const ColumnWidths&) = delete;
+  ~ColumnWidths() {
+    if (utf8_ != locale_t{}) uselocale(previous_);
+  }
+
+  // Columns of the printable code point `cp`; one for those wcwidth does not
+  // know (a terminal shows them as one replacement glyph).
+  std::size_t Of(char32_t cp) const {
+    if (cp < 0x80 || utf8_ == locale_t{}) return 1;
+    const int width = wcwidth(static_cast<wchar_t>(cp));
+    return width < 0 ? 1 : static_cast<std::size_t>(width);
+  }
+
+ private:
+  static locale_t Utf8Locale() {
+    static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
+    return utf8;
+  }
+
+  const locale_t utf8_;
+  const locale_t previous_;
+};
+
 }  // namespace
 
-std::string DisplayText(std::string_view value, std::size_t max_chars, Malformed malformed) {
+std::size_t DisplayWidth(std::string_view text) {
+  const ColumnWidths widths;
+  std::size_t columns = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = Utf8SequenceLength(text.substr(i));
+    if (n == 0) {
+      columns += 1;
+      i += 1;
+      continue;
+    }
+    columns += widths.Of(DecodeSequence(text.substr(i), n));
+    i += n;
+  }
+  return columns;
+}
+
+std::string DisplayText(std::string_view value, std::size_t max_columns, Malformed malformed) {
   std::string out;
-  out.reserve(max_chars > 3 ? std::min(value.size(), max_chars * 4) : value.size());
-  const bool cut = max_chars > 3;
-  std::size_t chars = 0;      // characters (code points) in `out`
-  std::size_t kept_size = 0;  // bytes of `out` within max_chars - 3 characters
+  out.reserve(max_columns > 3 ? std::min(value.size(), max_columns * 4) : value.size());
+  const bool cut = max_columns > 3;
+  std::optional<ColumnWidths> widths;  // only a cut needs them
+  if (cut) widths.emplace();
+  std::size_t columns = 0;    // terminal columns of `out`
+  std::size_t kept_size = 0;  // bytes of `out` within max_columns - 3 columns
   for (std::size_t i = 0; i < value.size();) {
     const unsigned char c = static_cast<unsigned char>(value[i]);
     const std::size_t n = Utf8SequenceLength(value.substr(i));
     if (n == 0) {
       if (malformed == Malformed::kEscape) {
-        chars += AppendEscape(&out, "\\x", c);
+        columns += AppendEscape(&out, "\\x", c);
       } else {
         out.append(kReplacement);
-        chars += 1;
+        columns += 1;
       }
       i += 1;
     } else {
       if (c == '\n') {
         out.append("\\n");
-        chars += 2;
+        columns += 2;
       } else if (c == '\t') {
         out.append("\\t");
-        chars += 2;
+        columns += 2;
       } else if (c < 0x20 || c == 0x7F) {
-        chars += AppendEscape(&out, "\\x", c);
+        columns += AppendEscape(&out, "\\x", c);
       } else if (c == 0xC2 && static_cast<unsigned char>(value[i + 1]) < 0xA0) {
-        chars += AppendEscape(&out, "\\u00", static_cast<unsigned char>(value[i + 1]));
+        columns += AppendEscape(&out, "\\u00", static_cast<unsigned char>(value[i + 1]));
       } else {
         out.append(value.substr(i, n));
-        chars += 1;
+        if (cut) columns += widths->Of(DecodeSequence(value.substr(i), n));
       }
       i += n;
     }
     if (!cut) continue;
-    if (chars <= max_chars - 3) kept_size = out.size();
-    if (chars > max_chars) {  // it will be cut: the rest cannot show
+    if (columns <= max_columns - 3) kept_size = out.size();
+    if (columns > max_columns) {  // it will be cut: the rest cannot show
       out.resize(kept_size);
       out.append("...");
       return out;

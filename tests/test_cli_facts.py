@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import unicodedata
 
 
 def add(run_areev, db, *args):
@@ -142,3 +143,30 @@ def test_recall_table_shows_text_safely_and_cuts_by_characters(run_areev, db):
     assert "é" * 57 + "..." in out and "é" * 58 not in out
     assert recall(run_areev, db, "--subject", "s", "--relation", "r")[0]["context"] == \
         "ctx\ufffd\ufffd"
+
+
+def display_width(text):
+    """Terminal columns: two for East Asian wide and fullwidth characters,
+    none for combining marks, one for the rest."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+# Issue: column widths counted characters, so a CJK cell (two terminal
+# columns per character) pushed the rest of its row right.
+def test_recall_table_aligns_wide_characters_by_terminal_columns(run_areev, db):
+    add(run_areev, db, "--subject", "s", "--relation", "\u597d\u307f", "--object", "\u7dd1\u8336\u3067\u3059")
+    add(run_areev, db, "--subject", "s", "--relation", "likes", "--object", "tea")
+    add(run_areev, db, "--subject", "s", "--relation", "cafe\u0301", "--object", "\U0001F375 hot")
+    table = run_areev("recall", "--subject", "s", "--db", db)
+    assert table.returncode == 0, table.stderr
+    header, *rows = table.stdout.splitlines()
+    assert len(rows) == 3
+    state_column = display_width(header[:header.index("STATE")])
+    for row in rows:
+        assert row.endswith("live"), row
+        assert display_width(row[:row.rindex("live")]) == state_column, table.stdout

@@ -19,11 +19,20 @@ enum class Malformed { kReplace, kEscape };
 // `value` with "\n" and "\t" for newline and tab, "\xHH" for the other C0
 // controls and DEL, "\u00HH" for the C1 controls (U+0080-U+009F, which some
 // terminals obey as ESC sequences), and each byte that does not belong to a
-// well-formed UTF-8 sequence as `malformed` says. With `max_chars` > 3, a
-// result longer than that many characters (code points) is cut to at most
-// `max_chars` - 3 of them, never inside an escape, followed by "...".
-std::string DisplayText(std::string_view value, std::size_t max_chars = 0,
+// well-formed UTF-8 sequence as `malformed` says. With `max_columns` > 3, a
+// result wider than that many terminal columns (DisplayWidth) is cut to at
+// most `max_columns` - 3 of them, never inside an escape or a character,
+// followed by "...".
+std::string DisplayText(std::string_view value, std::size_t max_columns = 0,
                         Malformed malformed = Malformed::kReplace);
+
+// The columns a terminal gives `text`, UTF-8 as DisplayText returns it: two
+// for East Asian wide and fullwidth characters (CJK, most emoji), none for
+// combining marks and zero-width characters, one for the rest (the widths of
+// the C.UTF-8 locale's wcwidth, taken without changing the process's locale;
+// one per character where that locale is missing). A byte that is not UTF-8
+// counts one.
+std::size_t DisplayWidth(std::string_view text);
 
 }  // namespace grainstore
 
