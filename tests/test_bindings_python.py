@@ -2,6 +2,7 @@
 import contextlib
 import errno
 import json
+import pickle
 import re
 import pathlib
 import subprocess
@@ -216,6 +217,10 @@ def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
         areev.Areev(str(missing))
     assert e.value.errno == errno.ENOENT
     assert str(e.value).startswith("cannot open store ")
+    # Pickled, as multiprocessing passes it between processes, it keeps both.
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is areev.StoreError
+    assert (again.errno, str(again)) == (errno.ENOENT, str(e.value))
     (tmp_path / "adir").mkdir()
     with pytest.raises(areev.StoreError) as e:
         areev.Areev(str(tmp_path / "adir"))

@@ -16,5 +16,24 @@ from ._areev import (  # noqa: F401  (re-exported API)
     ToolError,
 )
 
+
+
+def _store_error(args, errno):
+    """Rebuilds a pickled StoreError together with its errno."""
+    error = StoreError(*args)
+    error.errno = errno
+    return error
+
+
+def _reduce_store_error(self):
+    # OSError pickles its arguments only, and a StoreError carries its errno
+    # as an attribute (str(e) stays the message alone), so it would come back
+    # as None: multiprocessing and concurrent.futures pickle the exceptions
+    # they pass between processes.
+    return (_store_error, (self.args, self.errno))
+
+
+StoreError.__reduce__ = _reduce_store_error
+
 __all__ = ["Areev", "ClosedError", "NotFoundError", "StoreError", "ToolError"]
 __version__ = "0.1.0"
