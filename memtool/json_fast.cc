@@ -156,6 +156,11 @@ class Reader {
   bool String(std::string* out) {
     if (!Consume('"')) return false;
     out->clear();
+    // Decoded, a string is never longer than as written: sized once, a large
+    // body is not copied again at each doubling of its buffer.
+    if (const char* close = ClosingQuote(); close != nullptr) {
+      out->reserve(static_cast<std::size_t>(close - p_));
+    }
     const char* run = p_;  // start of the bytes not yet copied
     while (p_ < end_) {
       if (end_ - p_ >= 8) {
@@ -185,6 +190,18 @@ class Reader {
       run = p_;
     }
     return false;
+  }
+
+  // The first '"' from p_ on that no backslash escapes, or null.
+  const char* ClosingQuote() const {
+    for (const char* q = p_; q < end_; ++q) {
+      q = static_cast<const char*>(std::memchr(q, '"', static_cast<std::size_t>(end_ - q)));
+      if (q == nullptr) return nullptr;
+      std::size_t backslashes = 0;
+      for (const char* b = q; b > p_ && b[-1] == '\\'; --b) ++backslashes;
+      if (backslashes % 2 == 0) return q;
+    }
+    return nullptr;
   }
 
   // The escape after a backslash.
