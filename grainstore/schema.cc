@@ -237,6 +237,18 @@ constexpr char kMigrateV5ToV6[] = R"sql(
 ALTER TABLE grains ADD COLUMN salt BLOB;
 )sql";
 
+// v6 -> v7: nodes_by_key also holds each node's size, so a listing of a
+// subtree reads the index entries in key order and never a node's row
+// (Store::ListTree): a 100-entry directory went from 100 row lookups to
+// none. An edit already rewrote the entry (its body_id changes), so writes
+// touch no more pages. Older builds that have the file open keep working
+// (none of their statements names the index); a v6 build refuses to open
+// the migrated file.
+constexpr char kMigrateV6ToV7[] = R"sql(
+DROP INDEX nodes_by_key;
+CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
+)sql";
+
 // Corruption unless a file with this application_id and user_version is
 // ours and not newer.
 Status CheckHeader(std::int64_t app, std::int64_t version) {
@@ -363,6 +375,7 @@ Status Migrate(Db* db) {
   if (*version <= 3) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV3ToV4));
   if (*version <= 4) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV4ToV5));
   if (*version <= 5) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV5ToV6));
+  if (*version <= 6) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV6ToV7));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

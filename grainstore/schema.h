@@ -8,7 +8,7 @@
 
 namespace grainstore {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 // PRAGMA application_id: "arev".
 inline constexpr int kApplicationId = 0x61726576;
 

@@ -89,7 +89,7 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
             1);
   EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(name, ',') FROM "
                                    "(SELECT name FROM pragma_index_info('nodes_by_key') ORDER BY seqno)"),
-            "ns_id,key,kind,body_id");
+            "ns_id,key,kind,body_id,size");
   // v6: a salt column, NULL on every grain written before it.
   // The two versions written above (old.md's third, new.md's first) have one.
   EXPECT_EQ(RawInt("SELECT count(*) FROM grains WHERE salt IS NOT NULL"), 2);
@@ -137,7 +137,7 @@ TEST_F(SchemaTest, MigratesAVersion5StoreToSaltedGrains) {
     EXPECT_EQ(*store.ReadVersion(ns, "/memories/gone.md", "1"), "SECRET-V5\n");
     ASSERT_TRUE(store.Purge(ns, "/memories/gone.md").ok());  // an unsalted grain purges too
   }
-  EXPECT_EQ(RawInt("PRAGMA user_version"), 6);
+  EXPECT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(RawInt("SELECT count(*) FROM grains WHERE salt IS NULL"), 2);
   EXPECT_EQ(RawInt("SELECT length(salt) FROM grains WHERE subject = '/memories/a.md' AND seq = 2"),
             16);
@@ -189,6 +189,62 @@ TEST_F(SchemaTest, AFileIsReadByKeyWithoutItsNodeRow) {
             std::string::npos)
       << plan;
   EXPECT_NE(plan.find("SEARCH b USING INTEGER PRIMARY KEY (rowid=?)"), std::string::npos) << plan;
+}
+
+TEST_F(SchemaTest, MigratesAVersion6StoreToSizedKeyEntries) {
+  // A v6 store: written by this build, then its key index set back to v6's
+  // columns and its stamp to 6, as a v6 build leaves the file.
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    NsId ns = *(*opened)->Namespace("default");
+    ASSERT_TRUE((*opened)->PutFile(ns, "/memories/d/a.md", "12345\n").has_value());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "DROP INDEX nodes_by_key; "
+                         "CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id); "
+                         "PRAGMA user_version = 6",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    NsId ns = *(*opened)->Namespace("default");
+    auto tree = (*opened)->ListTree(ns, "/memories", 2, [](std::string_view, NodeKind) { return true; });
+    ASSERT_TRUE(tree.has_value()) << tree.error().ToString();
+    ASSERT_EQ(tree->size(), 2u);
+    EXPECT_EQ((*tree)[1].path, "d/a.md");
+    EXPECT_EQ((*tree)[1].size, 6u);
+  }
+  EXPECT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(name, ',') FROM "
+                                   "(SELECT name FROM pragma_index_info('nodes_by_key') ORDER BY seqno)"),
+            "ns_id,key,kind,body_id,size");
+}
+
+TEST_F(SchemaTest, ASubtreeIsListedFromTheKeyIndexAlone) {
+  { ASSERT_TRUE(Store::Open(path_).has_value()); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  const std::string sql = std::string("EXPLAIN QUERY PLAN ") + kTreeSql;
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  std::string plan;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
+    plan += "\n";
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  EXPECT_NE(plan.find("SEARCH nodes USING COVERING INDEX nodes_by_key (ns_id=? AND key>? AND key<?)"),
+            std::string::npos)
+      << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;  // key order is the index's
 }
 
 TEST_F(SchemaTest, BodyReferencesFollowEveryOperation) {

@@ -29,6 +29,8 @@ namespace grainstore {
 // KindAndBodyByKey's query; tests check that SQLite answers it without the
 // node's row.
 extern const char kKindAndBodyByKeySql[];
+// Store::ListTree's query; tests check that the key index answers it alone.
+extern const char kTreeSql[];
 
 // A node as stored: the public NodeInfo plus its body row.
 struct NodeRow {

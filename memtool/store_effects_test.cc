@@ -168,5 +168,23 @@ TEST_F(MemoryToolTest, SymlinksAreInvisible) {
   EXPECT_EQ(link->kind, grainstore::NodeKind::kSymlink);
 }
 
+TEST_F(MemoryToolTest, ListingsHideSubtreesNotTheirNeighbours) {
+  for (const char* path : {"/memories/node_modules/n.js", "/memories/node_modules.json",
+                           "/memories/.git/HEAD", "/memories/.gitignore", "/memories/a/x.md",
+                           "/memories/a/b/deep.md", "/memories/a.txt", "/memories/a-b/y.md"}) {
+    ASSERT_FALSE(Run({{"command", "create"}, {"path", path}, {"file_text", "12"}}).is_error) << path;
+  }
+  // Each directory is followed by its own entries (two levels), siblings by
+  // name: "a" and its entries come before "a-b" and "a.txt".
+  EXPECT_EQ(ViewRoot(), std::string(kEmptyRoot) +
+                            "\n4K\t/memories/a/"
+                            "\n4K\t/memories/a/b/"
+                            "\n2B\t/memories/a/x.md"
+                            "\n4K\t/memories/a-b/"
+                            "\n2B\t/memories/a-b/y.md"
+                            "\n2B\t/memories/a.txt"
+                            "\n2B\t/memories/node_modules.json");
+}
+
 }  // namespace
 }  // namespace memtool

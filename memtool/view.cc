@@ -13,9 +13,9 @@
 namespace memtool::internal {
 namespace {
 
-using grainstore::ChildEntry;
 using grainstore::NodeInfo;
 using grainstore::NodeKind;
+using grainstore::TreeEntry;
 
 constexpr std::size_t kMaxViewLines = 999'999;
 
@@ -26,51 +26,38 @@ ToolResult NotExist(std::string_view raw) {
   return Failure(std::move(msg));
 }
 
-// Hidden names, node_modules and symlinks never appear in listings.
-bool Listed(const ChildEntry& node) {
-  if (node.kind == NodeKind::kSymlink) return false;
-  if (!node.name.empty() && node.name.front() == '.') return false;
-  return node.name != "node_modules";
-}
-
-void AppendEntry(std::string* out, const ChildEntry& node, std::string_view raw,
-                 std::string_view parent_rel) {
-  const bool dir = node.kind == NodeKind::kDirectory;
-  out->push_back('\n');
-  if (dir) {
-    out->append("4K");
-  } else {
-    AppendSize(out, node.size);
-  }
-  out->push_back('\t');
-  out->append(raw);
-  out->push_back('/');
-  out->append(parent_rel);
-  out->append(node.name);
-  if (dir) out->push_back('/');
+// Hidden names, node_modules and symlinks never appear in listings, nor does
+// anything below them.
+bool Listed(std::string_view name, NodeKind kind) {
+  if (kind == NodeKind::kSymlink) return false;
+  if (!name.empty() && name.front() == '.') return false;
+  return name != "node_modules";
 }
 
 ToolResult ViewDirectory(const Target& t, const PathArg& p, const NodeInfo& dir) {
-  grainstore::Result<std::vector<ChildEntry>> children = t.store->ListEntries(dir.id);
-  if (!children.has_value()) return StorageFailure(p.raw, children.error());
+  // Two levels, read at one moment: each child, then what a child directory
+  // holds, siblings by name.
+  grainstore::Result<std::vector<TreeEntry>> entries = t.store->ListTree(t.ns, dir.key, 2, Listed);
+  if (!entries.has_value()) return StorageFailure(p.raw, entries.error());
   std::string out;
-  out.reserve(160 + children->size() * (p.raw.size() + 32));
+  out.reserve(160 + entries->size() * (p.raw.size() + 32));
   out.append("Here're the files and directories up to 2 levels deep in ");
   out.append(p.raw);
   out.append(", excluding hidden items and node_modules:\n4K\t");
   out.append(p.raw);
-  std::string rel;
-  for (const ChildEntry& child : *children) {
-    if (!Listed(child)) continue;
-    AppendEntry(&out, child, p.raw, "");
-    if (child.kind != NodeKind::kDirectory) continue;
-    grainstore::Result<std::vector<ChildEntry>> grandchildren = t.store->ListEntries(child.id);
-    if (!grandchildren.has_value()) return StorageFailure(p.raw, grandchildren.error());
-    rel.assign(child.name);
-    rel.push_back('/');
-    for (const ChildEntry& grandchild : *grandchildren) {
-      if (Listed(grandchild)) AppendEntry(&out, grandchild, p.raw, rel);
+  for (const TreeEntry& entry : *entries) {
+    const bool is_dir = entry.kind == NodeKind::kDirectory;
+    out.push_back('\n');
+    if (is_dir) {
+      out.append("4K");
+    } else {
+      AppendSize(&out, entry.size);
     }
+    out.push_back('\t');
+    out.append(p.raw);
+    out.push_back('/');
+    out.append(entry.path);
+    if (is_dir) out.push_back('/');
   }
   return Success(std::move(out));
 }

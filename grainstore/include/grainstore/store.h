@@ -163,6 +163,14 @@ class Store {
   // The same children as listing entries (id, name, kind, size): one narrow
   // query, for listings that show no more than that.
   Result<std::vector<ChildEntry>> ListEntries(NodeId dir);
+  // What is below directory `dir_key`, down to `max_depth` levels (1: its
+  // children), read at one moment from the key index alone: each directory
+  // followed by what is in it, siblings sorted by name in byte order. An
+  // entry `keep` refuses is left out together with everything below it.
+  // Empty when nothing is below `dir_key` (a file, a missing key).
+  using TreeFilter = std::function<bool(std::string_view name, NodeKind kind)>;
+  Result<std::vector<TreeEntry>> ListTree(NsId ns, std::string_view dir_key, int max_depth,
+                                          const TreeFilter& keep);
 
   // ---- Node level (fusefs) ----------------------------------------------
   Result<NodeId> RootId(NsId ns);

@@ -73,6 +73,14 @@ struct ChildEntry {
   std::uint64_t size = 0;  // as NodeInfo::size
 };
 
+// One entry of a listing of a subtree (Store::ListTree).
+struct TreeEntry {
+  std::string path;  // below the listed directory: "name", "dir/name", ...
+  NodeId id = 0;
+  NodeKind kind = NodeKind::kFile;
+  std::uint64_t size = 0;  // as NodeInfo::size
+};
+
 // One version (grain) of a chain.
 struct VersionInfo {
   std::string grain_id;      // 64 lowercase hex chars (BLAKE2b-256 of the canonical encoding)
