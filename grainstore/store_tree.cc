@@ -103,7 +103,10 @@ Result<std::vector<TreeEntry>> Store::ListTree(NsId ns, std::string_view dir_key
                        .size = static_cast<std::uint64_t>(st->ColumnInt64(2))});
       }
     }
-    std::sort(out.begin(), out.end(), PreOrderLess);
+    // Key order already is this order unless a name holds a byte below '/'.
+    if (!std::is_sorted(out.begin(), out.end(), PreOrderLess)) {
+      std::sort(out.begin(), out.end(), PreOrderLess);
+    }
     return out;
   });
 }
