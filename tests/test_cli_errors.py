@@ -117,7 +117,7 @@ def test_foreign_sqlite_file_is_exit_3(run_areev, tmp_path):
     proc = run_areev("log", "--db", str(newer))
     assert (proc.returncode, proc.stderr) == (
         3, f"areev: cannot open store {newer}: the store has schema version 999, "
-           f"newer than this build supports (6)\n")
+           f"newer than this build supports (7)\n")
 
 
 def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
