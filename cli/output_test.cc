@@ -25,6 +25,14 @@ TEST(OutputTest, ShortIdAndCellText) {
   // A combining mark stays with the letter it marks and takes no column.
   EXPECT_EQ(CellText("abcde\xcc\x81" "fgh", 8), "abcde\xcc\x81" "fgh");
   EXPECT_EQ(CellText("abcde\xcc\x81" "fghi", 8), "abcde\xcc\x81...");
+  // Characters of no width cannot make a cell unbounded: at most twice the
+  // columns in characters.
+  std::string marks = "a";
+  for (int i = 0; i < 100000; ++i) marks += "\xcc\x81";  // U+0301
+  EXPECT_EQ(CellText(marks, 40), marks.substr(0, 1 + 76 * 2) + "...");
+  std::string spaces;
+  for (int i = 0; i < 100000; ++i) spaces += "\xe2\x80\x8b";  // U+200B
+  EXPECT_EQ(CellText(spaces, 40), spaces.substr(0, 77 * 3) + "...");
   EXPECT_EQ(CellText("ab\x01" "cdef", 6), "ab...");
   EXPECT_EQ(CellText("abcdef", 6), "abcdef");
   // C1 controls (U+009B is a terminal's CSI) are escaped; bytes that are not

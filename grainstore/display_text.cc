@@ -90,39 +90,50 @@ std::string DisplayText(std::string_view value, std::size_t max_columns, Malform
   const bool cut = max_columns > 3;
   std::optional<ColumnWidths> widths;  // only a cut needs them
   if (cut) widths.emplace();
+  // Characters of no width (combining marks, U+200B) add no columns, so the
+  // characters are bounded too, at twice the columns: a cell stays small.
+  const std::size_t max_chars = 2 * max_columns;
   std::size_t columns = 0;    // terminal columns of `out`
-  std::size_t kept_size = 0;  // bytes of `out` within max_columns - 3 columns
+  std::size_t chars = 0;      // characters of `out`, escapes counted by their length
+  std::size_t kept_size = 0;  // bytes of `out` within max_columns - 3 columns (and the bound)
   for (std::size_t i = 0; i < value.size();) {
     const unsigned char c = static_cast<unsigned char>(value[i]);
     const std::size_t n = Utf8SequenceLength(value.substr(i));
     if (n == 0) {
       if (malformed == Malformed::kEscape) {
-        columns += AppendEscape(&out, "\\x", c);
+        const std::size_t n_escape = AppendEscape(&out, "\\x", c);
+        columns += n_escape;
+        chars += n_escape;
       } else {
         out.append(kReplacement);
         columns += 1;
+        chars += 1;
       }
       i += 1;
     } else {
+      const std::size_t before = out.size();
       if (c == '\n') {
         out.append("\\n");
-        columns += 2;
       } else if (c == '\t') {
         out.append("\\t");
-        columns += 2;
       } else if (c < 0x20 || c == 0x7F) {
-        columns += AppendEscape(&out, "\\x", c);
+        AppendEscape(&out, "\\x", c);
       } else if (c == 0xC2 && static_cast<unsigned char>(value[i + 1]) < 0xA0) {
-        columns += AppendEscape(&out, "\\u00", static_cast<unsigned char>(value[i + 1]));
+        AppendEscape(&out, "\\u00", static_cast<unsigned char>(value[i + 1]));
+      }
+      if (out.size() != before) {  // an escape: ASCII, a column per byte
+        columns += out.size() - before;
+        chars += out.size() - before;
       } else {
         out.append(value.substr(i, n));
+        chars += 1;
         if (cut) columns += widths->Of(DecodeSequence(value.substr(i), n));
       }
       i += n;
     }
     if (!cut) continue;
-    if (columns <= max_columns - 3) kept_size = out.size();
-    if (columns > max_columns) {  // it will be cut: the rest cannot show
+    if (columns <= max_columns - 3 && chars <= max_chars - 3) kept_size = out.size();
+    if (columns > max_columns || chars > max_chars) {  // it will be cut: the rest cannot show
       out.resize(kept_size);
       out.append("...");
       return out;

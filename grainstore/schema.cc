@@ -242,8 +242,10 @@ ALTER TABLE grains ADD COLUMN salt BLOB;
 // (Store::ListTree): a 100-entry directory went from 100 row lookups to
 // none. An edit already rewrote the entry (its body_id changes), so writes
 // touch no more pages. Older builds that have the file open keep working
-// (none of their statements names the index); a v6 build refuses to open
-// the migrated file.
+// (their INDEXED BY names an index that is there again once the migration
+// commits, and SQLite re-prepares their statements); a v6 build refuses to
+// open the migrated file. A v6 store opened by a reader that may not write
+// is read as it is (kOldestReadableVersion).
 constexpr char kMigrateV6ToV7[] = R"sql(
 DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
@@ -358,6 +360,9 @@ Status Migrate(Db* db) {
     if (!version.has_value()) return version.error();
     GRAINSTORE_RETURN_IF_ERROR(read.Commit());
     if (*version == kSchemaVersion) return Status::Ok();
+    // A reader that may not write reads a store an index behind as it is,
+    // until a writer migrates it.
+    if (db->read_only() && *version >= kOldestReadableVersion) return Status::Ok();
   }
   Transaction txn(db);
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());

@@ -9,6 +9,10 @@
 namespace grainstore {
 
 inline constexpr int kSchemaVersion = 7;
+// The oldest schema this build reads as it is when it cannot migrate (a
+// reader without write access): v6 differs from v7 in an index only, which
+// the queries use when it is there and do without when it is not.
+inline constexpr int kOldestReadableVersion = 6;
 // PRAGMA application_id: "arev".
 inline constexpr int kApplicationId = 0x61726576;
 
@@ -18,7 +22,8 @@ inline constexpr int kApplicationId = 0x61726576;
 Status ConfigureConnection(Db* db, const Options& options);
 
 // Creates or upgrades the schema to kSchemaVersion. Corruption if the file is
-// not an areev store or was written by a newer version.
+// not an areev store or was written by a newer version. A read-only
+// connection is left at kOldestReadableVersion or later as it is.
 Status Migrate(Db* db);
 
 // Whether the file already holds an areev store (of any schema version);

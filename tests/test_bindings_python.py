@@ -218,9 +218,14 @@ def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
     assert e.value.errno == errno.ENOENT
     assert str(e.value).startswith("cannot open store ")
     # Pickled, as multiprocessing passes it between processes, it keeps both.
+    e.value.add_note("while opening the agent's store")
     again = pickle.loads(pickle.dumps(e.value))
     assert type(again) is areev.StoreError
     assert (again.errno, str(again)) == (errno.ENOENT, str(e.value))
+    assert again.__notes__ == ["while opening the agent's store"]
+    built = areev.StoreError(errno.EACCES, "Permission denied", "/x.db")
+    rebuilt = pickle.loads(pickle.dumps(built))
+    assert (rebuilt.filename, str(rebuilt)) == ("/x.db", str(built))
     (tmp_path / "adir").mkdir()
     with pytest.raises(areev.StoreError) as e:
         areev.Areev(str(tmp_path / "adir"))

@@ -1,5 +1,6 @@
 """Exit codes 0/1/2/3, corrupt and missing stores, and "bad input loses nothing"."""
 import base64
+import contextlib
 import json
 import os
 import pathlib
@@ -471,6 +472,33 @@ def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nob
     assert twice.returncode == 0
     assert subprocess.run(nobody + ["cat", "/memories/a.md", "--db", "/" + db],
                           capture_output=True, text=True).stdout == "two\n"
+
+
+# Issue: schema v7 changed an index only, yet a user who could read but not
+# write a store still at v6 could no longer open it ("the store cannot be
+# written") until someone who could write opened it first.
+def test_a_reader_who_cannot_write_reads_a_store_one_index_behind(as_nobody, run_areev):
+    shared, nobody = as_nobody
+    db = str(shared / "agent.db")
+    assert run_areev("memtool", create("/memories/d/a.md", "12345\n"), "--db", db).returncode == 0
+    with contextlib.closing(sqlite3.connect(db)) as con:  # as a v6 build leaves it
+        con.executescript("DROP INDEX nodes_by_key; "
+                          "CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id); "
+                          "PRAGMA user_version = 6;")
+    os.chmod(db, 0o644)
+    before = open(db, "rb").read()
+    view = subprocess.run(nobody + ["memtool", json.dumps({"command": "view", "path": "/memories"}),
+                                    "--db", db], capture_output=True, text=True)
+    assert (view.returncode, view.stderr) == (0, "")
+    assert view.stdout.endswith("\n4K\t/memories/d/\n6B\t/memories/d/a.md")
+    cat = subprocess.run(nobody + ["cat", "/memories/d/a.md", "--db", db],
+                         capture_output=True, text=True)
+    assert (cat.returncode, cat.stdout) == (0, "12345\n")
+    assert open(db, "rb").read() == before  # left as it was
+    # Its owner's next open migrates it.
+    assert run_areev("cat", "/memories/d/a.md", "--db", db).returncode == 0
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 7
 
 
 def test_a_snapshot_reader_says_so_once_a_writer_changes_the_store(as_nobody, run_areev):

@@ -20,9 +20,11 @@ enum class Malformed { kReplace, kEscape };
 // controls and DEL, "\u00HH" for the C1 controls (U+0080-U+009F, which some
 // terminals obey as ESC sequences), and each byte that does not belong to a
 // well-formed UTF-8 sequence as `malformed` says. With `max_columns` > 3, a
-// result wider than that many terminal columns (DisplayWidth) is cut to at
-// most `max_columns` - 3 of them, never inside an escape or a character,
-// followed by "...".
+// result wider than that many terminal columns (DisplayWidth), or longer
+// than twice that many characters (so that characters of no width cannot
+// make it unbounded), is cut to within `max_columns` - 3 of them (and twice
+// that less 3 characters), never inside an escape or a character, followed
+// by "...".
 std::string DisplayText(std::string_view value, std::size_t max_columns = 0,
                         Malformed malformed = Malformed::kReplace);
 
