@@ -21,6 +21,25 @@ class SchemaTest : public ::testing::Test {
 
   std::int64_t RefMismatches() { return test::BodyRefMismatches(path_); }
 
+  // SQLite's EXPLAIN QUERY PLAN for `sql` on the store, one line per step
+  // (empty if it cannot be prepared, with a failure recorded).
+  std::string QueryPlan(const char* sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    const std::string explain = std::string("EXPLAIN QUERY PLAN ") + sql;
+    EXPECT_EQ(sqlite3_prepare_v2(db, explain.c_str(), -1, &st, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    std::string plan;
+    while (st != nullptr && sqlite3_step(st) == SQLITE_ROW) {
+      plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
+      plan += "\n";
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return plan;
+  }
+
   test::ScratchDir dir_{"schema_test"};
   std::string path_ = dir_.File("agent.db");
 };
@@ -172,19 +191,7 @@ TEST_F(SchemaTest, AFileIsReadByKeyWithoutItsNodeRow) {
   { ASSERT_TRUE(Store::Open(path_).has_value()); }
   // The plan SQLite picks for ReadFile's query: the key index answers for
   // the node (COVERING), then the body is found by its id.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  const std::string sql = std::string("EXPLAIN QUERY PLAN ") + kKindAndBodyByKeySql;
-  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  std::string plan;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
-    plan += "\n";
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  const std::string plan = QueryPlan(kKindAndBodyByKeySql);
   EXPECT_NE(plan.find("SEARCH n USING COVERING INDEX nodes_by_key (ns_id=? AND key=?)"),
             std::string::npos)
       << plan;
@@ -228,19 +235,7 @@ TEST_F(SchemaTest, MigratesAVersion6StoreToSizedKeyEntries) {
 
 TEST_F(SchemaTest, ASubtreeIsListedFromTheKeyIndexAlone) {
   { ASSERT_TRUE(Store::Open(path_).has_value()); }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  const std::string sql = std::string("EXPLAIN QUERY PLAN ") + kTreeSql;
-  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  std::string plan;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
-    plan += "\n";
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  const std::string plan = QueryPlan(kTreeSql);
   EXPECT_NE(plan.find("SEARCH nodes USING COVERING INDEX nodes_by_key (ns_id=? AND key>? AND key<?)"),
             std::string::npos)
       << plan;
