@@ -260,6 +260,50 @@ class Reader {
 
 }  // namespace
 
+bool TryAppendJsonString(std::string_view value, std::string* out) {
+  if (!grainstore::IsValidUtf8(value)) return false;
+  out->reserve(out->size() + value.size() + 2);
+  out->push_back('"');
+  const char* p = value.data();
+  const char* const end = p + value.size();
+  const char* run = p;  // start of the bytes not yet copied
+  while (p < end) {
+    if (end - p >= 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p, sizeof word);
+      if (AllPlain(word)) {
+        p += 8;
+        continue;
+      }
+    }
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x80 || kPlain[c]) {  // valid UTF-8 (checked above) or plain ASCII
+      ++p;
+      continue;
+    }
+    out->append(run, static_cast<std::size_t>(p - run));
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default: {
+        constexpr char kHex[] = "0123456789abcdef";
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 0xF]);
+      }
+    }
+    run = ++p;
+  }
+  out->append(run, static_cast<std::size_t>(p - run));
+  out->push_back('"');
+  return true;
+}
+
 bool TryParseFlatObject(std::string_view text, json* doc) {
   json parsed;
   Reader reader(text);

@@ -185,6 +185,33 @@ TEST(JsonFastTest, FindsTheByteThatEndsARunAtEveryOffset) {
   }
 }
 
+// The encoder writes what nlohmann::json's dump() writes for every valid
+// UTF-8 string, and declines the rest.
+TEST(JsonFastTest, EncodesStringsAsNlohmannDumpsThem) {
+  const std::vector<std::string> pieces = {
+      "a", "plain text ", "\"", "\\", "/", "\b", "\f", "\n", "\r", "\t", std::string(1, '\0'),
+      "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "\xc2\x9b",
+      "\xef\xbf\xbd", "\x80", "\xff", "\xc3", "\xed\xa0\x80", "0123456789abcdef"};
+  std::mt19937 rng(3);
+  std::size_t encoded = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string value;
+    const int n = static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) value += pieces[rng() % pieces.size()];
+    std::string out = "prefix:";
+    if (TryAppendJsonString(value, &out)) {
+      ++encoded;
+      ASSERT_EQ(out, "prefix:" + json(value).dump()) << json(value).dump();
+    } else {
+      EXPECT_EQ(out, "prefix:");
+      std::string ignored;
+      EXPECT_THROW(ignored = json(value).dump(), json::type_error);  // not UTF-8
+    }
+  }
+  EXPECT_GT(encoded, 2000u);
+  EXPECT_LT(encoded, 19000u);
+}
+
 // ParseJsonInput gives the same document through either decoder.
 TEST(JsonFastTest, ParseJsonInputKeepsItsAnswers) {
   JsonInput input;

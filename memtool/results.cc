@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "commands.h"
+#include "json_fast.h"
 #include "grainstore/options.h"
 #include "grainstore/path.h"
 #include "memtool/memtool.h"
@@ -53,13 +54,14 @@ std::string TooLargeMessage(std::string_view raw) {
 }  // namespace internal
 
 std::string ToJsonLine(const ToolResult& result) {
-  // Invalid UTF-8 in content becomes U+FFFD instead of throwing.
-  const std::string content =
-      nlohmann::json(result.content).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string line;
-  line.reserve(content.size() + 40);
+  line.reserve(result.content.size() + 48);
   line.append("{\"content\": ");
-  line.append(content);
+  if (!internal::TryAppendJsonString(result.content, &line)) {
+    // Invalid UTF-8 in content becomes U+FFFD instead of throwing.
+    line.append(nlohmann::json(result.content)
+                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
   line.append(result.is_error ? ", \"is_error\": true}" : ", \"is_error\": false}");
   return line;
 }
