@@ -40,6 +40,19 @@ bool AllPlain(std::uint64_t w) {
   return ((w & kHighs) | below_space | quote | backslash) == 0;
 }
 
+// The first byte from `p` on that is not printable ASCII other than '"' and
+// '\\' (or `end`): eight bytes at a time, then one.
+const char* SkipPlain(const char* p, const char* end) {
+  while (end - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    if (!AllPlain(word)) break;
+    p += 8;
+  }
+  while (p < end && kPlain[static_cast<unsigned char>(*p)]) ++p;
+  return p;
+}
+
 // A cursor over the text. Every method returns false as soon as the text
 // leaves the handled shape; the caller then gives up on the whole text.
 class Reader {
@@ -162,20 +175,8 @@ class Reader {
       out->reserve(static_cast<std::size_t>(close - p_));
     }
     const char* run = p_;  // start of the bytes not yet copied
-    while (p_ < end_) {
-      if (end_ - p_ >= 8) {
-        std::uint64_t word;
-        std::memcpy(&word, p_, sizeof word);
-        if (AllPlain(word)) {
-          p_ += 8;
-          continue;
-        }
-      }
+    while ((p_ = SkipPlain(p_, end_)) < end_) {
       const unsigned char c = static_cast<unsigned char>(*p_);
-      if (kPlain[c]) {
-        ++p_;
-        continue;
-      }
       if (c >= 0x80) {
         const std::size_t n =
             grainstore::Utf8SequenceLength(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
@@ -267,17 +268,9 @@ bool TryAppendJsonString(std::string_view value, std::string* out) {
   const char* p = value.data();
   const char* const end = p + value.size();
   const char* run = p;  // start of the bytes not yet copied
-  while (p < end) {
-    if (end - p >= 8) {
-      std::uint64_t word;
-      std::memcpy(&word, p, sizeof word);
-      if (AllPlain(word)) {
-        p += 8;
-        continue;
-      }
-    }
+  while ((p = SkipPlain(p, end)) < end) {
     const unsigned char c = static_cast<unsigned char>(*p);
-    if (c >= 0x80 || kPlain[c]) {  // valid UTF-8 (checked above) or plain ASCII
+    if (c >= 0x80) {  // valid UTF-8, checked above
       ++p;
       continue;
     }
