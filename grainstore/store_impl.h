@@ -187,8 +187,6 @@ class StoreImpl final : public ForkParticipant {
   Result<NodeRow> NodeById(NodeId id);
   Result<NodeRow> NodeByParent(NodeId parent, std::string_view name);
   Result<std::vector<NodeRow>> Children(NodeId parent, std::string_view after, std::size_t limit);
-  // The same children, in the same order, as listing entries (four columns).
-  Result<std::vector<ChildEntry>> ChildEntries(NodeId parent);
   // All nodes strictly below a directory key, in key order.
   Result<std::vector<NodeRow>> Descendants(NsId ns, std::string_view key);
   Result<NodeRow> InsertNode(NsId ns, const NodeRow& parent, std::string_view name,

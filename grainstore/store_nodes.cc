@@ -144,25 +144,6 @@ Result<std::vector<NodeRow>> StoreImpl::Children(NodeId parent, std::string_view
   }
 }
 
-Result<std::vector<ChildEntry>> StoreImpl::ChildEntries(NodeId parent) {
-  static constexpr char kSql[] =
-      "SELECT id, name, kind, size FROM nodes WHERE parent_id = ? ORDER BY name";
-  auto st = db.Prepare(kSql);
-  if (!st) return st.error();
-  st->BindInt64(1, static_cast<std::int64_t>(parent));
-  std::vector<ChildEntry> out;
-  for (;;) {
-    StepResult r = st->Step();
-    if (r == StepResult::kDone) return out;
-    if (r == StepResult::kError) return st->status();
-    ChildEntry& e = out.emplace_back();
-    e.id = static_cast<NodeId>(st->ColumnInt64(0));
-    e.name = st->ColumnText(1);
-    e.kind = static_cast<NodeKind>(st->ColumnInt64(2));
-    e.size = static_cast<std::uint64_t>(st->ColumnInt64(3));
-  }
-}
-
 Result<std::vector<NodeRow>> StoreImpl::Descendants(NsId ns, std::string_view key) {
   // Keys below K are exactly those in [K + "/", K + "0"): '0' follows '/'.
   static constexpr char kSql[] = "SELECT " GS_NODE_COLS

@@ -193,9 +193,4 @@ Result<std::vector<NodeInfo>> Store::ListChildren(NodeId dir) {
   return out;
 }
 
-Result<std::vector<ChildEntry>> Store::ListEntries(NodeId dir) {
-  std::lock_guard lock(impl_->mu);
-  return impl_->ChildEntries(dir);
-}
-
 }  // namespace grainstore

@@ -327,7 +327,7 @@ TEST_F(StoreTest, ListChildrenSortsBytewise) {
   EXPECT_EQ(names, (std::vector<std::string>{"10", "9", "B", "_u", "b", "\xc3\xa9"}));
 }
 
-TEST_F(StoreTest, ListEntriesMatchesListChildren) {
+TEST_F(StoreTest, ListTreeMatchesListChildren) {
   for (const char* k : {"/memories/b.md", "/memories/B/x.md", "/memories/10", "/memories/9"}) {
     ASSERT_TRUE(store_->PutFile(ns_, k, std::string(std::strlen(k), 'x')).has_value());
   }
@@ -335,8 +335,9 @@ TEST_F(StoreTest, ListEntriesMatchesListChildren) {
   ASSERT_TRUE(root.has_value());
   NewNode link{.kind = NodeKind::kSymlink, .symlink_target = "b.md"};
   ASSERT_TRUE(store_->CreateNode(*root, "link", link).has_value());
+  const auto all = [](std::string_view, NodeKind) { return true; };
   auto kids = store_->ListChildren(*root);
-  auto entries = store_->ListEntries(*root);
+  auto entries = store_->ListTree(ns_, "/memories", 1, all);
   ASSERT_TRUE(kids.has_value());
   ASSERT_TRUE(entries.has_value());
   ASSERT_EQ(entries->size(), 5u);
@@ -344,17 +345,17 @@ TEST_F(StoreTest, ListEntriesMatchesListChildren) {
   for (std::size_t i = 0; i < kids->size(); ++i) {
     SCOPED_TRACE((*kids)[i].key);
     EXPECT_EQ((*entries)[i].id, (*kids)[i].id);
-    EXPECT_EQ((*entries)[i].name, (*kids)[i].name);
+    EXPECT_EQ((*entries)[i].path, (*kids)[i].name);
     EXPECT_EQ((*entries)[i].kind, (*kids)[i].kind);
     EXPECT_EQ((*entries)[i].size, (*kids)[i].size);
   }
-  EXPECT_EQ((*entries)[0].name, "10");
+  EXPECT_EQ((*entries)[0].path, "10");
   EXPECT_EQ((*entries)[1].kind, NodeKind::kFile);
   EXPECT_EQ((*entries)[1].size, std::strlen("/memories/9"));
-  EXPECT_EQ((*entries)[2].name, "B");
+  EXPECT_EQ((*entries)[2].path, "B");
   EXPECT_EQ((*entries)[2].kind, NodeKind::kDirectory);
   EXPECT_EQ((*entries)[4].kind, NodeKind::kSymlink);
-  auto none = store_->ListEntries((*entries)[1].id);  // a file has no children
+  auto none = store_->ListTree(ns_, "/memories/9", 1, all);  // a file has no children
   ASSERT_TRUE(none.has_value());
   EXPECT_TRUE(none->empty());
 }

@@ -1,5 +1,5 @@
 // Store::ListTree: order, depth, the filter, and agreement with a listing
-// built one directory at a time from ListEntries.
+// built one directory at a time from ListChildren.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -87,8 +87,8 @@ TEST_F(StoreTreeTest, EntriesCarryKindSizeAndIdAndStayInTheirNamespace) {
 }
 
 // Random trees of names built from the bytes that sort near '/': ListTree
-// gives what a walk of ListEntries, one directory at a time, gives.
-TEST_F(StoreTreeTest, AgreesWithAWalkOfListEntries) {
+// gives what a walk of ListChildren, one directory at a time, gives.
+TEST_F(StoreTreeTest, AgreesWithAWalkOfListChildren) {
   const std::vector<std::string> names = {"a", "a.b", "a-b", "a b", "a0", "b", "\xc3\xa9",
                                           "A", "_", "~", ".h", "node_modules"};
   std::mt19937 rng(7);
@@ -109,9 +109,9 @@ TEST_F(StoreTreeTest, AgreesWithAWalkOfListEntries) {
     std::function<void(NodeId, const std::string&, int)> walk = [&](NodeId dir,
                                                                    const std::string& rel,
                                                                    int level) {
-      auto entries = store_->ListEntries(dir);
+      auto entries = store_->ListChildren(dir);
       ASSERT_TRUE(entries.has_value());
-      for (const ChildEntry& e : *entries) {
+      for (const NodeInfo& e : *entries) {
         if (!Listed(e.name, e.kind)) continue;
         walked.push_back(rel + e.name);
         if (e.kind == NodeKind::kDirectory && level < depth) walk(e.id, rel + e.name + "/", level + 1);

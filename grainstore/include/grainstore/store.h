@@ -160,9 +160,6 @@ class Store {
   Status RenameKey(NsId ns, std::string_view old_key, std::string_view new_key);
   // Children of a directory, sorted by name in byte order.
   Result<std::vector<NodeInfo>> ListChildren(NodeId dir);
-  // The same children as listing entries (id, name, kind, size): one narrow
-  // query, for listings that show no more than that.
-  Result<std::vector<ChildEntry>> ListEntries(NodeId dir);
   // What is below directory `dir_key`, down to `max_depth` levels (1: its
   // children), read at one moment from the key index alone: each directory
   // followed by what is in it, siblings sorted by name in byte order. An

@@ -64,15 +64,6 @@ struct BodyBase {
   std::uint64_t size = 0;  // its length in bytes
 };
 
-// One entry of a directory listing: what a listing shows of a child, read
-// without the rest of its record (Store::ListEntries).
-struct ChildEntry {
-  NodeId id = 0;
-  std::string name;
-  NodeKind kind = NodeKind::kFile;
-  std::uint64_t size = 0;  // as NodeInfo::size
-};
-
 // One entry of a listing of a subtree (Store::ListTree).
 struct TreeEntry {
   std::string path;  // below the listed directory: "name", "dir/name", ...
