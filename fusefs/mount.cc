@@ -309,13 +309,30 @@ int RunMount(const MountOptions& given) {
       fuse_session_new(args.get(), &ops, sizeof(ops), &fs));
   if (!se) return 2;  // libfuse printed why (an unknown -o option)
 
+  // An existing store is opened first, so that one this user cannot use is
+  // refused before anything is mounted. A new one is created only once the
+  // mount stands: a mount that fusermount3 or the kernel refuses (no access
+  // to the mountpoint or to /dev/fuse, allow_other not allowed) leaves no
+  // empty store behind.
+  struct stat db_st{};
+  const bool new_store = lstat(options.db_path.c_str(), &db_st) != 0 && errno == ENOENT;
   OpenedStore opened;
-  if (int rc = OpenStore(options, &opened); rc != 0) return rc;
-  if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
+  if (!new_store) {
+    if (int rc = OpenStore(options, &opened); rc != 0) return rc;
+    if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
+  }
   if (fuse_set_signal_handlers(se.get()) != 0) return 1;
   if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
     fuse_remove_signal_handlers(se.get());
     return 1;
+  }
+  if (new_store) {
+    if (int rc = OpenStore(options, &opened); rc != 0) {
+      fuse_session_unmount(se.get());
+      fuse_remove_signal_handlers(se.get());
+      return rc;
+    }
+    if (!options.foreground) opened.store.reset();
   }
   lock.Release();
   fuse_daemonize(options.foreground ? 1 : 0);

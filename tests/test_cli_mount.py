@@ -380,6 +380,48 @@ def test_mount_refuses_a_store_this_user_may_only_read(areev_bin, run_areev, sha
     assert sorted(os.listdir(shared_dir)) == before  # no -wal or -shm made
 
 
+# Issue: a mount that fusermount3 refused (here: this user may not open
+# /dev/fuse, or write the mountpoint) had already created the new store, and
+# left it behind empty.
+@AS_ANOTHER_USER
+def test_a_refused_mount_leaves_no_new_store(areev_bin, shared_dir):
+    mp = os.path.join(shared_dir, "mp")
+    os.mkdir(mp)  # root's, 0755: nobody may not mount on it
+    stores = os.path.join(shared_dir, "stores")
+    os.mkdir(stores)
+    os.chmod(stores, 0o777)
+    db = os.path.join(stores, "new.db")
+    for foreground in ([], ["-f"]):
+        proc = as_nobody(str(areev_bin), "mount", mp, "--db", db, *foreground)
+        assert proc.returncode == 1, proc.stderr
+        assert "fusermount3: " in proc.stderr, proc.stderr
+        assert not os.path.ismount(mp)
+        assert os.listdir(stores) == []
+
+
+# A new store that cannot be made once the mount stands: the error is said
+# and the mount taken down again, in the foreground and as a daemon.
+def test_a_new_store_that_cannot_be_made_unmounts_again(run_areev, tmp_path):
+    mp = tmp_path / "mp"
+    mp.mkdir()
+    db = tmp_path / "no-such-dir" / "new.db"
+    for foreground in ([], ["-f"]):
+        proc = run_areev("mount", str(mp), "--db", str(db), *foreground)
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith(f"areev mount: ERROR: cannot open store {db}: "), proc.stderr
+        assert not os.path.ismount(str(mp))
+        assert not db.parent.exists()
+    # The same path once its directory exists: the store is made and mounted.
+    db.parent.mkdir()
+    assert run_areev("mount", str(mp), "--db", str(db)).returncode == 0
+    try:
+        (mp / "a.md").write_text("made\n")
+    finally:
+        assert run_areev("umount", str(mp)).returncode == 0
+    view = json.dumps({"command": "view", "path": "/memories/a.md"})
+    assert "made" in run_areev("memtool", view, "--db", str(db)).stdout
+
+
 # Issue: `areev umount` of another user's mount retried for two seconds, then
 # relayed fusermount3's "entry for ... not found in /etc/mtab".
 @AS_ANOTHER_USER
