@@ -113,6 +113,17 @@ TEST_F(DeltaBodiesTest, AFileLargerThanTheKeptContentStillGrowsByDeltas) {
     ASSERT_TRUE(store_->PutFile(ns_, key, changed).has_value());
     EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), whole + 1);
     EXPECT_EQ(Read(key), changed);
+    // Its hash goes on from the prefix the append check hashed: still the
+    // whole body's hash.
+    EXPECT_EQ(test::PlainText(path_, "SELECT lower(hex(hash)) FROM bodies WHERE size = " +
+                                         std::to_string(changed.size())),
+              ToHex(HashBody(changed)));
+    // A longer body that is not an append and shares no prefix is hashed whole too.
+    const std::string other = std::string(changed.size() + 5, 'z');
+    ASSERT_TRUE(store_->PutFile(ns_, key, other).has_value());
+    EXPECT_EQ(test::PlainText(path_, "SELECT lower(hex(hash)) FROM bodies WHERE size = " +
+                                         std::to_string(other.size())),
+              ToHex(HashBody(other)));
   }
   EXPECT_LT(RawInt("SELECT sum(length(bytes)) FROM bodies WHERE base_id IS NOT NULL"), 1000);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);

@@ -23,16 +23,6 @@ constexpr std::size_t kMinDeltaBase = 2048;
 // build writes.
 constexpr std::size_t kMaxAssembledRows = 1024;
 
-// Whether `body` begins with the content of `entry`'s newest body: compared
-// byte for byte when the entry keeps it, else by hash (a file of about
-// AppendBases::kMaxEntryBytes or more, whose hashing costs far less than
-// storing it whole).
-bool StartsWithLastBody(const AppendBases::Entry& entry, std::string_view body) {
-  const std::size_t size = entry.run.back().size;
-  if (entry.HasContent()) return body.starts_with(entry.content);
-  return HashBody(body.substr(0, size)) == entry.run.back().hash;
-}
-
 }  // namespace
 
 Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body) {
@@ -41,24 +31,41 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body)
   // stored as a delta (after another writer's change the body is stored
   // whole), and only on a base row that still holds what the run remembers.
   const AppendBases::Entry* last = append_bases.Find(node.info.id);
+  // How many of body's first bytes plan.hasher has taken in: the whole
+  // body's hash goes on from there, so no byte is hashed twice.
+  std::size_t hashed = 0;
   // (Runs only start at kMinDeltaBase bytes: KeepSealedBody keeps no smaller.)
   if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
-      last->run.size() < kMaxRun && body.size() > last->run.back().size &&
-      StartsWithLastBody(*last, body)) {
-    const std::size_t next = last->run.size();  // the new body's index in the run
-    const AppendBases::Version& base = last->run[next & (next - 1)];
-    auto stored = BodyHash(base.body_id);
-    if (!stored) return stored.error();
-    if (*stored == base.hash) {
-      plan.hasher = last->hasher;
-      plan.hasher.Update(body.substr(last->run.back().size));
-      plan.hash = plan.hasher.Digest();
-      plan.base_id = base.body_id;
-      plan.base_size = base.size;
-      return plan;
+      last->run.size() < kMaxRun && body.size() > last->run.back().size) {
+    // Whether body begins with the newest body of the run: compared byte for
+    // byte when the entry keeps it, else by hash (a file of about
+    // AppendBases::kMaxEntryBytes or more, whose hashing costs far less than
+    // storing it whole).
+    const std::size_t prefix = last->run.back().size;
+    bool appended = false;
+    if (last->HasContent()) {
+      appended = body.starts_with(last->content);
+    } else {
+      plan.hasher.Update(body.substr(0, prefix));
+      hashed = prefix;
+      appended = plan.hasher.Digest() == last->run.back().hash;
+    }
+    if (appended) {
+      const std::size_t next = last->run.size();  // the new body's index in the run
+      const AppendBases::Version& base = last->run[next & (next - 1)];
+      auto stored = BodyHash(base.body_id);
+      if (!stored) return stored.error();
+      if (*stored == base.hash) {
+        plan.hasher = last->hasher;
+        plan.hasher.Update(body.substr(prefix));
+        plan.hash = plan.hasher.Digest();
+        plan.base_id = base.body_id;
+        plan.base_size = base.size;
+        return plan;
+      }
     }
   }
-  plan.hasher.Update(body);
+  plan.hasher.Update(body.substr(hashed));
   plan.hash = plan.hasher.Digest();
   return plan;
 }
