@@ -278,7 +278,7 @@ Status StoreImpl::DiscardChain(const ChainRow& chain) {
 namespace {
 
 // The columns VersionFromRow reads, in its order.
-#define GRAINSTORE_VERSION_COLUMNS                                                  \
+#define GS_VERSION_COLS                                                                \
   "grain_id, seq, subject, relation, created_ns, size, op, supersedes, derived_from, " \
   "flags, body_id IS NULL"
 
@@ -304,7 +304,7 @@ VersionInfo VersionFromRow(const Statement& st, ChainId chain) {
 
 Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
   static constexpr char kSql[] =
-      "SELECT " GRAINSTORE_VERSION_COLUMNS " FROM grains WHERE chain_id = ? ORDER BY seq";
+      "SELECT " GS_VERSION_COLS " FROM grains WHERE chain_id = ? ORDER BY seq";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(chain));
@@ -319,7 +319,7 @@ Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
 
 Result<std::optional<VersionInfo>> StoreImpl::Version(ChainId chain, std::int64_t seq) {
   static constexpr char kSql[] =
-      "SELECT " GRAINSTORE_VERSION_COLUMNS " FROM grains WHERE chain_id = ? AND seq = ?";
+      "SELECT " GS_VERSION_COLS " FROM grains WHERE chain_id = ? AND seq = ?";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, static_cast<std::int64_t>(chain));
@@ -330,7 +330,7 @@ Result<std::optional<VersionInfo>> StoreImpl::Version(ChainId chain, std::int64_
   return std::optional<VersionInfo>(VersionFromRow(*st, chain));
 }
 
-#undef GRAINSTORE_VERSION_COLUMNS
+#undef GS_VERSION_COLS
 
 Status StoreImpl::LogOp(NsId ns, std::string_view op, std::string_view subject,
                         std::string_view new_subject, NodeId node, ChainId chain,
