@@ -2,6 +2,7 @@
 #include <sys/statvfs.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "coherence.h"
@@ -16,8 +17,18 @@ using grainstore::Status;
 
 namespace {
 
+// Nanoseconds since the epoch, as the store keeps times. A time that int64
+// nanoseconds cannot hold (before 1677-09-21 or after 2262-04-11) is clamped
+// to the nearest one they can, as the kernel clamps a time to a file
+// system's range (ext4's: 1901-2446); it wrapped around to another date.
 std::int64_t TimeNs(const timespec& ts) {
-  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+  std::int64_t ns = 0;
+  if (__builtin_mul_overflow(std::int64_t{ts.tv_sec}, std::int64_t{1'000'000'000}, &ns) ||
+      __builtin_add_overflow(ns, std::int64_t{ts.tv_nsec}, &ns)) {
+    return ts.tv_sec < 0 ? std::numeric_limits<std::int64_t>::min()
+                         : std::numeric_limits<std::int64_t>::max();
+  }
+  return ns;
 }
 
 // Applies a size change to the draft. A path truncate with no open writer

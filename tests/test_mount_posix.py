@@ -172,6 +172,27 @@ def test_attributes_survive_remount(mnt):
     assert st.st_mtime_ns == 1_700_000_000_000_000_002
 
 
+# Issue: `touch -d 2300-01-01` (or a tar entry of that date) was stored as
+# 1715-06-13: seconds past what int64 nanoseconds hold wrapped around. Such
+# times are clamped to the store's range, as the kernel clamps to ext4's.
+def test_times_beyond_the_stores_range_are_clamped_not_wrapped(mnt):
+    p = mnt.path / "far.md"
+    p.write_text("x")
+    late = 10_413_792_000 * 10**9  # 2300-01-01
+    early = -11_676_096_000 * 10**9  # 1600-01-01
+    os.utime(p, ns=(early, late))
+    st = os.stat(p)
+    assert (st.st_atime_ns, st.st_mtime_ns) == (-2**63, 2**63 - 1)
+    edge = 9_223_372_036 * 10**9 + 854_775_807  # the latest time it holds, kept exactly
+    os.utime(p, ns=(edge, edge))
+    assert os.stat(p).st_mtime_ns == edge
+    os.utime(p, ns=(early, late))
+    assert mnt.stop() == 0
+    mnt.start()
+    st = os.stat(p)
+    assert (st.st_atime_ns, st.st_mtime_ns) == (-2**63, 2**63 - 1)
+
+
 def test_symlinks(mnt):
     link = mnt.path / "lnk"
     os.symlink("target/of/some/length", link)
