@@ -83,9 +83,21 @@ bool IsTempName(std::string_view name) {
 
 bool IsTempCopyOf(std::string_view name, std::string_view target) {
   constexpr std::size_t kSuffix = 6;
-  if (target.empty() || name.size() != target.size() + 2 + kSuffix) return false;
-  if (name.front() != '.' || name.substr(1, target.size()) != target) return false;
-  if (name[1 + target.size()] != '.') return false;
+  // NAME_MAX less the leading dot, ".XXXXXX" and the terminating NUL of
+  // rsync's buffer (get_tmpname in its receiver.c).
+  constexpr std::size_t kMaxStem = 255 - 1 - (1 + kSuffix) - 1;
+  std::string_view stem = target;
+  if (StartsWith(stem, ".")) stem.remove_prefix(1);
+  if (stem.size() > kMaxStem) {
+    const auto high = [](char c) { return (static_cast<unsigned char>(c) & 0x80) != 0; };
+    const bool cut_in_a_character = high(stem[kMaxStem]);
+    stem = stem.substr(0, kMaxStem);
+    while (cut_in_a_character && !stem.empty() && high(stem.back())) stem.remove_suffix(1);
+  }
+  if (EndsWith(stem, ".")) stem.remove_suffix(1);
+  if (stem.empty() || name.size() != stem.size() + 2 + kSuffix) return false;
+  if (name.front() != '.' || name.substr(1, stem.size()) != stem) return false;
+  if (name[1 + stem.size()] != '.') return false;
   return AllOf(name.substr(name.size() - kSuffix), isalnum);
 }
 

@@ -19,7 +19,11 @@ bool IsTempName(std::string_view name);
 
 // True when `name` is the temporary copy rsync writes for `target` in the
 // same directory before renaming it there: "." + target + "." + six letters
-// or digits (mkstemp's), e.g. ".notes.md.Xy3aQ9" for "notes.md".
+// or digits (mkstemp's), e.g. ".notes.md.Xy3aQ9" for "notes.md", with
+// target shortened as rsync shortens it: without its own leading dot
+// (".bashrc.Xy3aQ9"), cut to 246 bytes so the copy's name fits in 255 (a cut
+// inside a multi-byte character drops the bytes of that character run), and
+// without a trailing dot ("trail." copies to ".trail.Xy3aQ9").
 bool IsTempCopyOf(std::string_view name, std::string_view target);
 
 // The database name a SQLite sidecar file belongs to: "notes.db" for

@@ -54,6 +54,27 @@ TEST(IsTempCopyOfTest, RsyncsCopyOfTheTargetOnly) {
   EXPECT_FALSE(IsTempCopyOf("..Xy3aQ9", ""));
 }
 
+// Names as rsync 3.2 shortens them (read back from its renameat calls).
+TEST(IsTempCopyOfTest, RsyncsShortenedNames) {
+  EXPECT_TRUE(IsTempCopyOf(".hidden.2BHsmn", ".hidden"));  // its own dot is dropped
+  EXPECT_FALSE(IsTempCopyOf("..hidden.2BHsmn", ".hidden"));
+  EXPECT_TRUE(IsTempCopyOf(".trail.CabyXf", "trail."));  // a trailing dot too
+  const std::string b246(246, 'b');
+  EXPECT_TRUE(IsTempCopyOf("." + b246 + ".RHQ6ry", b246));  // fits whole
+  EXPECT_TRUE(IsTempCopyOf("." + b246 + ".RHQ6ry", b246 + "bbbb"));  // cut to 246 bytes
+  EXPECT_FALSE(IsTempCopyOf("." + b246 + "bbbb.RHQ6ry", b246 + "bbbb"));
+  EXPECT_FALSE(IsTempCopyOf("." + b246 + ".RHQ6ry", "c" + b246));  // another name's
+  std::string e_acute;
+  for (int i = 0; i < 127; ++i) e_acute += "\xc3\xa9";
+  // 'a' then 127 two-byte characters: the cut at 246 falls inside them, and
+  // every character byte before it goes too.
+  EXPECT_TRUE(IsTempCopyOf(".a.lEVYrZ", "a" + e_acute));
+  EXPECT_FALSE(IsTempCopyOf(".a" + e_acute.substr(0, 244) + ".lEVYrZ", "a" + e_acute));
+  // Cut before a plain byte: the characters before the cut stay.
+  const std::string mixed = "a" + e_acute.substr(0, 244) + std::string(20, 'z');
+  EXPECT_TRUE(IsTempCopyOf(".a" + e_acute.substr(0, 244) + "z.lEVYrZ", mixed));
+}
+
 TEST(IsTempCopyMoveTest, ToItsNameOrIntoTheDelayDirBelow) {
   EXPECT_TRUE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a", "f.md"));
   EXPECT_TRUE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/.~tmp~", "f.md"));

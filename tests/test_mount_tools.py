@@ -370,10 +370,14 @@ def test_handles_open_on_a_file_another_process_deletes_keep_working(mnt):
 def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
     """rsync writes `.NAME.XXXXXX` and renames it to NAME: a first copy is one
     version created at NAME, an update one more version, and a second run
-    with nothing changed adds none; the copies are byte-identical."""
+    with nothing changed adds none; the copies are byte-identical. That holds
+    for the names rsync shortens in its copy's name too (a dotfile's own dot, a
+    trailing dot, a name past 246 bytes, cut inside a character)."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
-    files = {"a.md": "alpha\n", "sub/b.md": "beta\n", "c.txt": "x" * 5000}
+    files = {"a.md": "alpha\n", "sub/b.md": "beta\n", "c.txt": "x" * 5000,
+             ".hidden": "h\n", "trail.": "t\n", "L" * 250 + ".md": "long\n",
+             "n" + "\u00e9" * 125 + ".md": "accents\n"}
     for rel, text in files.items():
         (src / rel).write_text(text)
     dest = str(mnt.path / "rs") + "/"
