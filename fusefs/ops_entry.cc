@@ -152,6 +152,12 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
       return (void)fuse_reply_err(req, EROFS);
     }
     if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) return (void)fuse_reply_err(req, EINVAL);
+    if (newparent == FUSE_ROOT_ID && std::string_view(newname) == grainstore::kHistoryDirName) {
+      // The kernel finds the root's .history a directory and refuses a file
+      // moved onto it (EISDIR) itself; a directory moved onto it arrives
+      // here, and meets a directory that is not empty, as on a local disk.
+      return (void)fuse_reply_err(req, ENOTEMPTY);
+    }
     if (int err = fs.CheckNewName(newparent, newname, "rename")) {
       return (void)fuse_reply_err(req, err);
     }
