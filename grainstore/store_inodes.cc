@@ -15,6 +15,19 @@ Result<NodeInfo> Store::GetNode(NodeId id) {
   return std::move(row->info);
 }
 
+Result<std::uint64_t> Store::CountNodes(NsId ns) {
+  // Counted from nodes_by_key's entries of `ns`, not from the table's rows.
+  static constexpr char kSql[] = "SELECT count(*) FROM nodes WHERE ns_id = ?";
+  std::lock_guard lock(impl_->mu);
+  return impl_->InRead([&]() -> Result<std::uint64_t> {
+    auto st = impl_->db.Prepare(kSql);
+    if (!st) return st.error();
+    st->BindInt64(1, ns);
+    if (st->Step() != StepResult::kRow) return st->status();
+    return static_cast<std::uint64_t>(st->ColumnInt64(0));
+  });
+}
+
 Result<NodeInfo> Store::Lookup(NodeId parent, std::string_view name) {
   std::lock_guard lock(impl_->mu);
   auto row = impl_->InRead([&] { return impl_->NodeByParent(parent, name); });

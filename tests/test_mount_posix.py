@@ -245,6 +245,15 @@ def test_statfs_meaningful(mnt):
     s = os.statvfs(mnt.path)
     assert s.f_bsize > 0 and s.f_blocks > 0 and s.f_bavail > 0
     assert s.f_namemax == 255
+    # `df -i`: used inodes are the namespace's nodes (the root, d, 30 files),
+    # not only those the kernel has looked up since the mount.
+    (mnt.path / "d").mkdir()
+    for i in range(30):
+        (mnt.path / "d" / f"f{i}").write_text("x")
+    assert mnt.stop() == 0
+    mnt.start()
+    s = os.statvfs(mnt.path)
+    assert s.f_files - s.f_ffree == 32
 
 
 def test_parent_times_change(mnt):

@@ -171,6 +171,9 @@ class Store {
 
   // ---- Node level (fusefs) ----------------------------------------------
   Result<NodeId> RootId(NsId ns);
+  // How many files, directories and symlinks namespace `ns` holds, its root
+  // directory included (a mount's used inodes).
+  Result<std::uint64_t> CountNodes(NsId ns);
   Result<NodeInfo> GetNode(NodeId id);
   // NotFound; NotADirectory if parent is not a directory.
   Result<NodeInfo> Lookup(NodeId parent, std::string_view name);
