@@ -5,6 +5,7 @@
 #define FUSEFS_INODE_TABLE_H_
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -55,6 +56,20 @@ struct Inode {
   // appends to one file do on a local disk (Store::WriteBody).
   grainstore::BodyBase base;
   bool appended_only = true;
+
+  // The open handle whose latest write ended on a page boundary, with no
+  // write, flush or release of it since (0: none). The kernel sends a
+  // write(2) that crosses a page boundary as several WRITE requests, split
+  // there, so the rest of that write(2) may still be on its way; another
+  // handle's flush waits for it before sealing (AwaitSplitWrite in
+  // ops_file.cc), or it would seal half a write.
+  std::uint64_t split_writer = 0;
+  std::condition_variable split_settled;  // notified when split_writer clears
+  void SettleSplit(std::uint64_t fh) {
+    if (split_writer != fh) return;
+    split_writer = 0;
+    split_settled.notify_all();
+  }
 
   // Records a change to the draft made through open handle `fh` (0: through
   // none, a path truncate); `append`: an O_APPEND write at the draft's end.

@@ -2,10 +2,13 @@
 // Writes go to the inode's draft; flush (every close) and fsync seal it as the
 // file's body, release seals amendments that arrived after the last flush.
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "coherence.h"
@@ -20,6 +23,22 @@ using grainstore::NodeKind;
 using grainstore::Status;
 
 namespace {
+
+// Longest a flush waits for the rest of another handle's write(2) (see
+// Inode::split_writer). The rest follows at once; a writer whose write
+// simply ended on a page boundary and stays open costs a flush this much.
+constexpr auto kSplitWriteWait = std::chrono::milliseconds(20);
+// Where the kernel splits a write(2) into WRITE requests.
+const std::uint64_t kPageBytes = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+
+// Before handle `fh` seals, waits out a write(2) of another handle whose
+// first part has arrived and whose rest may still be coming.
+void AwaitSplitWrite(Inode& inode, std::unique_lock<std::mutex>& lock, std::uint64_t fh) {
+  if (inode.split_writer == 0 || inode.split_writer == fh) return;
+  inode.split_settled.wait_for(lock, kSplitWriteWait, [&] {
+    return inode.split_writer == 0 || inode.split_writer == fh;
+  });
+}
 
 bool IsWriter(const fuse_file_info* fi) { return (fi->flags & O_ACCMODE) != O_RDONLY; }
 
@@ -252,6 +271,11 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       err = WriteLocked(fs, *inode, buf, size, off, fi);
+      if (err == 0 && size > 0 && (static_cast<std::uint64_t>(off) + size) % kPageBytes == 0) {
+        inode->split_writer = fi->fh;  // more of this write(2) may follow
+      } else {
+        inode->SettleSplit(fi->fh);
+      }
     }
     if (err != 0) return (void)fuse_reply_err(req, err);
     fuse_reply_write(req, size);
@@ -267,7 +291,9 @@ void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     Status sealed;
     int err = 0;
     {
-      std::lock_guard<std::mutex> lock(inode->mu);
+      std::unique_lock<std::mutex> lock(inode->mu);
+      inode->SettleSplit(fi->fh);  // its own write(2) has returned: close() follows it
+      AwaitSplitWrite(*inode, lock, fi->fh);
       if (!inode->pristine) sealed = fs.SealLocked(*inode, fi->fh);
       err = inode->TakeOwedError(fi->fh);
       if (!sealed.ok()) {
@@ -294,6 +320,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     std::size_t kept_bytes = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
+      inode->SettleSplit(fi->fh);
       // The last handle seals here, and so does the handle whose change the
       // draft holds. Release arrives asynchronously after close(): another
       // handle may already have reopened the file with O_TRUNC, and its empty,

@@ -43,6 +43,9 @@ def test_o_append_writes_keep_an_edit_made_meanwhile_by_another_process(mnt):
     assert bodies == ["start\n", "START\n", expected]
 
 
+# Two appenders per mount, with lines that cross page boundaries: the kernel
+# sends such a write(2) in two WRITE requests, and a seal between them (the
+# other appender's close) once put the other mount's line inside this one.
 def test_two_mounts_appending_to_one_file_lose_no_line(tmp_path):
     db = tmp_path / "agent.db"
     mounts = [Mount(db, tmp_path / f"m{i}").start() for i in range(2)]
@@ -50,26 +53,30 @@ def test_two_mounts_appending_to_one_file_lose_no_line(tmp_path):
         (mounts[0].path / "log.md").write_bytes(b"")
         wait_for(lambda: (mounts[1].path / "log.md").exists())
         errors = []
+        writers = [(m, f"m{i}.{j}") for i, m in enumerate(mounts) for j in range(2)]
+
+        def line(who, k):
+            head = f"{who} {k} "
+            return head + "x" * (149 - len(head))
 
         def appender(m, who):
             try:
                 for k in range(150):
-                    append_line(m.path / "log.md", b"%s %d\n" % (who, k))
+                    append_line(m.path / "log.md", (line(who, k) + "\n").encode())
             except OSError as e:
                 errors.append(e)
 
-        threads = [threading.Thread(target=appender, args=(m, b"m%d" % i))
-                   for i, m in enumerate(mounts)]
+        threads = [threading.Thread(target=appender, args=w) for w in writers]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=120)
         assert errors == []
         lines = areev(db, "cat", "/memories/log.md").stdout.splitlines()
-        assert sorted(lines) == sorted(f"m{i} {k}" for i in range(2) for k in range(150))
-        for i in range(2):  # each mount's own lines stay in the order written
-            mine = [line for line in lines if line.startswith(f"m{i} ")]
-            assert mine == [f"m{i} {k}" for k in range(150)]
+        assert sorted(lines) == sorted(line(who, k) for _, who in writers for k in range(150))
+        for _, who in writers:  # each writer's own lines stay in the order written
+            mine = [x for x in lines if x.startswith(f"{who} ")]
+            assert mine == [line(who, k) for k in range(150)]
     finally:
         for m in mounts:
             rc = m.stop()

@@ -598,3 +598,41 @@ def test_a_change_from_elsewhere_ends_a_run_of_saves(mnt):
     os.close(fd)
     assert [(v["size"], v["transient"]) for v in every_version(mnt, "run.md")] == [
         (8, False), (3, False)]
+
+
+# Issue: a write(2) that crosses a page boundary reaches the daemon as two
+# WRITE requests, and another handle's close (its FLUSH) could arrive
+# between them and seal a version holding half the write: text no writer
+# ever wrote, ending at a page boundary. Four processes appending 150-byte
+# lines left 2-8 such versions in each run.
+def test_no_version_holds_part_of_a_write_split_at_a_page_boundary(mnt):
+    log = mnt.path / "log.md"
+    log.write_text("")
+    writers, lines_each, width = 4, 120, 150
+    pids = []
+    for w in range(writers):
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                for i in range(lines_each):
+                    head = f"W{w}-{i}-"
+                    line = (head + "x" * (width - len(head) - 1) + "\n").encode()
+                    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+                    try:
+                        assert os.write(fd, line) == len(line)
+                    finally:
+                        os.close(fd)
+            except BaseException:
+                code = 1
+            os._exit(code)
+        pids.append(pid)
+    assert all(os.waitpid(pid, 0)[1] == 0 for pid in pids)
+    whole = re.compile(rb"(W\d+-\d+-x+\n)*")
+    body = log.read_bytes()
+    assert len(body) == writers * lines_each * width and whole.fullmatch(body)
+    versions = history_dir(mnt.path, "log.md")
+    assert len(versions) > writers
+    torn = [(name, len(data)) for name in versions
+            if not whole.fullmatch(data := (mnt.path / ".history" / "log.md" / name).read_bytes())]
+    assert torn == [], torn
