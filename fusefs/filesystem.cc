@@ -26,8 +26,6 @@ std::int64_t NowNs() {
   return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-namespace {
-
 timespec ToTimespec(std::int64_t ns) {
   timespec ts{};
   ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
@@ -38,8 +36,6 @@ timespec ToTimespec(std::int64_t ns) {
   }
   return ts;
 }
-
-}  // namespace
 
 Filesystem::Filesystem() = default;
 

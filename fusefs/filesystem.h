@@ -205,6 +205,10 @@ inline Filesystem& Fs(fuse_req_t req) { return *static_cast<Filesystem*>(fuse_re
 // Nanoseconds since the epoch, CLOCK_REALTIME.
 std::int64_t NowNs();
 
+// A time the store keeps (nanoseconds since the epoch, negative before it)
+// as a stat field: tv_nsec always in [0, 1e9).
+timespec ToTimespec(std::int64_t ns);
+
 }  // namespace fusefs
 
 #endif  // FUSEFS_FILESYSTEM_H_

@@ -24,13 +24,6 @@ constexpr double kDirTimeout = 1.0;
 // Most names a directory that no longer exists lists.
 constexpr std::size_t kMaxPastChildren = 100000;
 
-timespec ToTs(std::int64_t ns) {
-  timespec ts{};
-  ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
-  ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
-  return ts;
-}
-
 }  // namespace
 
 HistoryTree::HistoryTree(grainstore::Store* store, grainstore::NsId ns, grainstore::NodeId root,
@@ -74,12 +67,12 @@ void HistoryTree::FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) co
   // default_permissions).
   if (node.kind == Kind::kDir) {
     st->st_mode = S_IFDIR | 0500;
-    st->st_atim = st->st_mtim = st->st_ctim = ToTs(mount_ns_);
+    st->st_atim = st->st_mtim = st->st_ctim = ToTimespec(mount_ns_);
   } else {
     st->st_mode = S_IFREG | 0400;
     st->st_size = static_cast<off_t>(node.version.size);
     st->st_blocks = (st->st_size + 511) / 512;
-    st->st_atim = st->st_mtim = st->st_ctim = ToTs(node.version.created_ns);
+    st->st_atim = st->st_mtim = st->st_ctim = ToTimespec(node.version.created_ns);
   }
 }
 
