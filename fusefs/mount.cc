@@ -317,9 +317,15 @@ int RunMount(const MountOptions& given) {
   struct stat db_st{};
   const bool new_store = lstat(options.db_path.c_str(), &db_st) != 0 && errno == ENOENT;
   OpenedStore opened;
+  // Opens the store before the daemon forks: no SQLite handle may cross
+  // fork(), so a daemon opens it again after.
+  const auto open_before_fork = [&] {
+    const int rc = OpenStore(options, &opened);
+    if (!options.foreground) opened.store.reset();
+    return rc;
+  };
   if (!new_store) {
-    if (int rc = OpenStore(options, &opened); rc != 0) return rc;
-    if (!options.foreground) opened.store.reset();  // no SQLite handle may cross fork()
+    if (int rc = open_before_fork(); rc != 0) return rc;
   }
   if (fuse_set_signal_handlers(se.get()) != 0) return 1;
   if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
@@ -327,12 +333,11 @@ int RunMount(const MountOptions& given) {
     return 1;
   }
   if (new_store) {
-    if (int rc = OpenStore(options, &opened); rc != 0) {
+    if (int rc = open_before_fork(); rc != 0) {
       fuse_session_unmount(se.get());
       fuse_remove_signal_handlers(se.get());
       return rc;
     }
-    if (!options.foreground) opened.store.reset();
   }
   lock.Release();
   fuse_daemonize(options.foreground ? 1 : 0);
