@@ -39,6 +39,18 @@ timespec ToTimespec(std::int64_t ns) {
 
 Filesystem::Filesystem() = default;
 
+std::uint64_t Filesystem::UsedNodes() {
+  std::lock_guard lock(used_mu_);
+  const std::int64_t now = NowNs();
+  if (used_counted_ns_ == 0 || now - used_counted_ns_ >= kUsedNodesTtlNs) {
+    auto counted = store_->CountNodes(ns_);
+    // A store that cannot be read now: the inodes the kernel holds, at least.
+    used_nodes_ = counted ? *counted : inodes_.size();
+    used_counted_ns_ = now;
+  }
+  return used_nodes_;
+}
+
 Filesystem::~Filesystem() {
   if (coherence_) coherence_->Stop();
 }

@@ -219,9 +219,7 @@ void OpStatfs(fuse_req_t req, fuse_ino_t) {
     st.f_files = 1ull << 32;
     // Used: every node of the namespace (`df -i`), not only those the
     // kernel holds now (right after a mount, the root alone).
-    auto used = fs.store().CountNodes(fs.ns());
-    const std::uint64_t in_use = used ? *used : fs.inodes().size();
-    st.f_ffree = st.f_favail = st.f_files - std::min<std::uint64_t>(in_use, st.f_files);
+    st.f_ffree = st.f_favail = st.f_files - std::min<std::uint64_t>(fs.UsedNodes(), st.f_files);
     if (statvfs(dir.c_str(), &host) == 0 && host.f_frsize != 0) {
       double scale = static_cast<double>(host.f_frsize) / 4096.0;
       st.f_blocks = static_cast<fsblkcnt_t>(host.f_blocks * scale);
