@@ -12,6 +12,8 @@
 #include <mutex>
 #include <vector>
 
+#include "memory_populator.h"
+
 namespace grainstore {
 namespace {
 
@@ -25,6 +27,13 @@ constexpr std::size_t kSizeClass = 64;
 constexpr std::size_t kClasses = (kMaxArenaBlock - kMinArenaBlock) / kSizeClass + 1;
 constexpr std::size_t kArenaBytes = std::size_t{4} << 30;  // address space only
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// The arena's first bytes stay in 4 KiB pages: a short-lived process (one CLI
+// call) touches a few hundred KiB of cache and should not wait for a whole
+// huge page to be zeroed. Past them, huge pages, each faulted in by the
+// populator (memory_populator.h) about one huge page before the arena
+// reaches it.
+constexpr std::size_t kSmallPagesBytes = std::size_t{4} << 20;
+constexpr std::size_t kPopulateAhead = kHugePage;
 // Each block is preceded by its (rounded) size, so Size and Free need no lookup.
 constexpr std::size_t kHeader = 16;
 
@@ -33,6 +42,8 @@ struct Arena {
   char* base = nullptr;
   char* end = nullptr;
   char* next = nullptr;  // first byte never handed out
+  char* asked = nullptr;  // the populator has been asked for everything below
+  MemoryPopulator* populator = nullptr;
   std::vector<std::vector<void*>> free = std::vector<std::vector<void*>>(kClasses);
 };
 
@@ -55,20 +66,41 @@ std::vector<void*>& FreeList(std::size_t rounded) {
   return g_arena->free[(rounded - kMinArenaBlock) / kSizeClass];
 }
 
+char* RoundUpToHugePage(char* p) {
+  auto a = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<char*>((a + kHugePage - 1) & ~(kHugePage - 1));
+}
+
+// With the arena's lock held, after `next` moved: what to ask the populator
+// for (the rest of the huge page `next` is in, and kPopulateAhead beyond),
+// or nullptr when that was asked already or is all in 4 KiB pages.
+char* PopulateTarget(Arena* arena) {
+  char* want = std::min(RoundUpToHugePage(arena->next) + kPopulateAhead, arena->end);
+  if (want <= arena->asked) return nullptr;
+  arena->asked = want;
+  return want;
+}
+
 void* ArenaAlloc(std::size_t size) {
   const std::size_t rounded = RoundToClass(size);
-  std::lock_guard lock(g_arena->mu);
-  std::vector<void*>& list = FreeList(rounded);
-  if (!list.empty()) {
-    void* p = list.back();
-    list.pop_back();
-    return p;
+  char* block;
+  char* populate_to;
+  {
+    std::lock_guard lock(g_arena->mu);
+    std::vector<void*>& list = FreeList(rounded);
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      return p;
+    }
+    const std::size_t step = kHeader + rounded;
+    if (static_cast<std::size_t>(g_arena->end - g_arena->next) < step) return nullptr;
+    block = g_arena->next + kHeader;
+    std::memcpy(block - kHeader, &rounded, sizeof rounded);
+    g_arena->next += step;
+    populate_to = PopulateTarget(g_arena);
   }
-  const std::size_t step = kHeader + rounded;
-  if (static_cast<std::size_t>(g_arena->end - g_arena->next) < step) return nullptr;
-  char* block = g_arena->next + kHeader;
-  std::memcpy(block - kHeader, &rounded, sizeof rounded);
-  g_arena->next += step;
+  if (populate_to != nullptr) g_arena->populator->Request(populate_to);
   return block;
 }
 
@@ -119,16 +151,21 @@ bool Install() {
   if (mem == MAP_FAILED) return false;
   auto aligned = (reinterpret_cast<std::uintptr_t>(mem) + kHugePage - 1) & ~(kHugePage - 1);
   char* base = reinterpret_cast<char*>(aligned);
-  (void)madvise(base, kArenaBytes, MADV_HUGEPAGE);  // a hint; 4 KiB pages still work
+  // Hints; without them the arena works the same in whichever pages it gets.
+  (void)madvise(base, kSmallPagesBytes, MADV_NOHUGEPAGE);
+  (void)madvise(base + kSmallPagesBytes, kArenaBytes - kSmallPagesBytes, MADV_HUGEPAGE);
   static const sqlite3_mem_methods kMethods = {Malloc, Free,     Realloc, Size,
                                                Roundup, Init,    Shutdown, nullptr};
   auto* arena = new Arena;
   arena->base = base;
   arena->end = base + kArenaBytes;
   arena->next = base;
+  arena->asked = base + kSmallPagesBytes;  // below it, pages fault cheaply
+  arena->populator = new MemoryPopulator(arena->asked);  // leaked with the arena
   g_arena = arena;
   if (sqlite3_config(SQLITE_CONFIG_MALLOC, &kMethods) != SQLITE_OK) {
     g_arena = nullptr;  // SQLite is already running on its own allocator
+    delete arena->populator;
     delete arena;
     munmap(mem, kArenaBytes + kHugePage);
     return false;
@@ -145,5 +182,11 @@ bool InstallSqliteMemory() {
 }
 
 bool SqliteArenaOwns(const void* p) { return InArena(p); }
+
+SqliteArenaState GetSqliteArenaState() {
+  if (g_arena == nullptr) return {};
+  std::lock_guard lock(g_arena->mu);
+  return {g_arena->base, g_arena->next, g_arena->base + kSmallPagesBytes, g_arena->populator->done()};
+}
 
 }  // namespace grainstore

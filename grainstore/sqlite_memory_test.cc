@@ -3,9 +3,17 @@
 #include "sqlite_memory.h"
 
 #include <sqlite3.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -93,6 +101,82 @@ TEST(SqliteMemoryTest, ReallocAcrossTheArenaKeepsTheBytes) {
   EXPECT_FALSE(SqliteArenaOwns(back));
   EXPECT_EQ(std::string(back, 32), "0123456789abcdef0123456789abcdef");
   sqlite3_free(back);
+}
+
+constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+
+char* RoundUp(char* p, std::uintptr_t to) {
+  return reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(p) + to - 1) & ~(to - 1));
+}
+
+// Takes blocks of the largest class until the arena's next byte is at or past
+// `until`; the blocks stay taken (returned for freeing).
+std::vector<void*> GrowArenaTo(char* until) {
+  std::vector<void*> blocks;
+  while (GetSqliteArenaState().next < until) {
+    void* p = sqlite3_malloc(65536 + 1024);
+    if (p == nullptr || !SqliteArenaOwns(p)) break;
+    blocks.push_back(p);
+  }
+  return blocks;
+}
+
+// Waits up to 10 s for the populator to reach `to`.
+bool PopulatedTo(char* to) {
+  for (int i = 0; i < 1000; ++i) {
+    if (GetSqliteArenaState().populated_to >= to) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Whether every 4 KiB page of [from, to) is in memory, none of it touched here.
+bool Resident(char* from, char* to) {
+  from = RoundUp(from, 4096);
+  std::vector<unsigned char> pages(static_cast<std::size_t>(to - from) / 4096);
+  if (mincore(from, static_cast<std::size_t>(to - from), pages.data()) != 0) return false;
+  for (unsigned char page : pages) {
+    if ((page & 1) == 0) return false;
+  }
+  return true;
+}
+
+// Past its first 4 MiB the arena faults each huge page in before SQLite
+// reaches it: the huge page after the one in use is resident untouched.
+TEST(SqliteMemoryTest, HugePagesAreFaultedInAheadOfUse) {
+  if (!InstallSqliteMemory()) GTEST_SKIP() << "arena not installed in this build";
+  ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
+  SqliteArenaState start = GetSqliteArenaState();
+  ASSERT_EQ(start.huge_from, start.base + (4 << 20));
+  std::vector<void*> blocks = GrowArenaTo(start.huge_from + 1);
+  SqliteArenaState grown = GetSqliteArenaState();
+  ASSERT_GT(grown.next, grown.huge_from);
+  char* expected = RoundUp(grown.next, kHuge) + kHuge;
+  ASSERT_TRUE(PopulatedTo(expected)) << "populated only to +"
+                                     << (GetSqliteArenaState().populated_to - grown.base);
+  EXPECT_TRUE(Resident(grown.next, expected));
+  for (void* p : blocks) sqlite3_free(p);
+}
+
+// A child of fork() has no populator thread of its parent's; its arena starts
+// one of its own when it grows into the next huge page.
+TEST(SqliteMemoryTest, AForkedChildPopulatesAheadToo) {
+  if (!InstallSqliteMemory()) GTEST_SKIP() << "arena not installed in this build";
+  ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
+  SqliteArenaState start = GetSqliteArenaState();
+  char* boundary = std::max(RoundUp(start.next, kHuge), start.huge_from) + 1;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::vector<void*> blocks = GrowArenaTo(boundary);
+    char* expected = RoundUp(GetSqliteArenaState().next, kHuge) + kHuge;
+    bool ok = PopulatedTo(expected) && Resident(GetSqliteArenaState().next, expected);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // A store works on top of it: pages cycle through the arena as the cache
