@@ -20,6 +20,10 @@ BackgroundThread::~BackgroundThread() {
   state_->thread.join();
 }
 
+bool BackgroundThread::forked_away() const {
+  return state_ != nullptr && ProcessForkCount() != state_->forks;
+}
+
 bool BackgroundThread::Start(std::function<void()> run) {
   if (!state_) {
     if (failed_) return false;

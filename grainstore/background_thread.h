@@ -35,6 +35,9 @@ class BackgroundThread {
   // Whether Start has created the thread (in this process or, for a forked
   // child, in its parent).
   bool started() const { return state_ != nullptr; }
+  // Whether Start created the thread in an ancestor of this process (a
+  // forked child has the copy, not the thread).
+  bool forked_away() const;
   // Valid once Start has returned true.
   std::mutex& mu() { return state_->mu; }
   std::condition_variable& cv() { return state_->cv; }

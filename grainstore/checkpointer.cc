@@ -68,6 +68,15 @@ void Checkpointer::ForkDone() {
   thread_.mu().unlock();  // locked by this thread before the fork, in both processes
 }
 
+Checkpointer::~Checkpointer() {
+  if (thread_.forked_away()) (void)conn_.release();
+}
+
+void Checkpointer::ChildDone() {
+  ForkDone();
+  if (thread_.forked_away()) conn_->Close();
+}
+
 void Checkpointer::EndPass() {
   {
     std::lock_guard lock(thread_.mu());
@@ -88,7 +97,7 @@ void Checkpointer::Wake() {
 }
 
 void Checkpointer::Run() {
-  Db db;
+  Db& db = *conn_;
   {
     // Opening the connection takes SQLite's global and shared-memory
     // mutexes: it is a pass, so that fork() waits it out (HoldForFork).

@@ -21,6 +21,7 @@
 #ifndef GRAINSTORE_CHECKPOINTER_H_
 #define GRAINSTORE_CHECKPOINTER_H_
 
+#include <memory>
 #include <string>
 
 #include "background_thread.h"
@@ -38,6 +39,7 @@ class Checkpointer {
   explicit Checkpointer(std::string path) : path_(std::move(path)) {}
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
+  ~Checkpointer();
 
   // Installs the commit hook on the writer connection, which must outlive
   // this object's use of it (destroy the Checkpointer first).
@@ -48,6 +50,10 @@ class Checkpointer {
   // which runs in the parent and in the child.
   void HoldForFork();
   void ForkDone();
+  // ForkDone in the child, which also closes the thread's connection: the
+  // child has no thread, and the connection's lock records would stand for
+  // locks the child does not hold (Db::ReleaseInChild).
+  void ChildDone();
 
  private:
   static void OnCommit(void* self, int frames);
@@ -65,6 +71,10 @@ class Checkpointer {
   bool wanted_ = false;   // a pass is due (guarded by thread_.mu())
   bool passing_ = false;  // a checkpoint runs, on either thread (guarded by thread_.mu())
   bool held_for_fork_ = false;  // HoldForFork holds thread_.mu()
+  // The thread's own connection, used on the thread only (and by ChildDone).
+  // A forked child that did not go through ChildDone leaks it: the thread
+  // may have been inside it at the fork.
+  std::unique_ptr<Db> conn_ = std::make_unique<Db>();
   // Started on the first wake; started and woken only on the writer's thread
   // (under its Store mutex). Last: its thread reads the members above, and
   // destroying it stops the thread and waits for it.

@@ -160,6 +160,29 @@ std::string_view Statement::ColumnBlobView(int index) const {
   return {static_cast<const char*>(p), static_cast<size_t>(n)};
 }
 
+namespace {
+
+// `path` as the path of a file: URI, for SQLite's URI parser: every byte but
+// unreserved characters and '/' as %HH, so '?', '#' and '%' stay the path's.
+std::string FileUri(std::string_view path) {
+  // An absolute path gets an empty authority ("file:///..."), so one that
+  // starts with "//" is not read as a host name.
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
+  for (unsigned char c : path) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                       (c >= '0' && c <= '9') || c == '/' || c == '-' || c == '_' || c == '.' ||
+                       c == '~';
+    if (plain) {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
 Db::~Db() { Close(); }
 
 void Db::Close() {
@@ -168,6 +191,41 @@ void Db::Close() {
   cache_.clear();
   if (db_ != nullptr) sqlite3_close_v2(db_);
   db_ = nullptr;
+  wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
+  reopen_path_.clear();
+}
+
+void Db::ReleaseInChild() {
+  if (db_ == nullptr || snapshot()) return;
+  const char* file = sqlite3_db_filename(db_, "main");
+  std::string path = file != nullptr ? file : "";
+  // A held read began in the parent: its locks are the parent's too.
+  held_ = false;
+  in_txn_ = false;
+  Close();
+  reopen_path_ = std::move(path);
+  own_ = OwnCommits{};
+  before_commit_ = WalStamp{};
+}
+
+Status Db::Reconnect() {
+  if (db_ != nullptr) return Status::Ok();
+  if (reopen_path_.empty()) return Status::IOError("the store is closed");
+  const int flags = open_flags_ & ~SQLITE_OPEN_CREATE;
+  const std::string name =
+      uri_query_.empty() ? reopen_path_ : FileUri(reopen_path_) + "?" + uri_query_;
+  std::string path = std::move(reopen_path_);
+  reopen_path_.clear();
+  Status opened = OpenAs(name, flags);
+  if (opened.ok() && reconnect_setup_) opened = reconnect_setup_(this);
+  if (!opened.ok()) {
+    Close();
+    reopen_path_ = std::move(path);  // the next statement tries again
+    return Status::IOError(
+        fmt::format("cannot open the store again in this process (a child of fork()): {}",
+                    opened.message()));
+  }
+  return Status::Ok();
 }
 
 Status Db::ErrorStatus(int rc, std::string_view context) const {
@@ -254,29 +312,6 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
   return OpenAs(path.starts_with("file:") ? "./" + path : path, flags);
 }
 
-namespace {
-
-// `path` as the path of a file: URI, for SQLite's URI parser: every byte but
-// unreserved characters and '/' as %HH, so '?', '#' and '%' stay the path's.
-std::string FileUri(std::string_view path) {
-  // An absolute path gets an empty authority ("file:///..."), so one that
-  // starts with "//" is not read as a host name.
-  std::string uri = path.starts_with('/') ? "file://" : "file:";
-  for (unsigned char c : path) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                       (c >= '0' && c <= '9') || c == '/' || c == '-' || c == '_' || c == '.' ||
-                       c == '~';
-    if (plain) {
-      uri.push_back(static_cast<char>(c));
-    } else {
-      uri += fmt::format("%{:02X}", c);
-    }
-  }
-  return uri;
-}
-
-}  // namespace
-
 Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno) {
   if (path.empty()) return Status::InvalidArgument("the store path is empty");
   GRAINSTORE_RETURN_IF_ERROR(OpenReadOnlyUri(path, "immutable=1"));
@@ -295,6 +330,7 @@ Status Db::OpenReadOnlyShared(const std::string& path) {
 }
 
 Status Db::OpenReadOnlyUri(const std::string& path, const char* parameter) {
+  uri_query_ = parameter;
   return OpenAs(FileUri(path) + "?" + parameter,
                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX |
                     SQLITE_OPEN_EXRESCODE);
@@ -336,6 +372,7 @@ Status Db::CheckSnapshot() const {
 Status Db::OpenAs(const std::string& name, int flags) {
   (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
   (void)InstallSqlitePageCache();
+  open_flags_ = flags;
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
     Status s = ErrorStatus(rc, "open");
@@ -446,6 +483,7 @@ WalStamp Db::PeekWalStamp() const {
 
 Result<sqlite3_stmt*> Db::Cached(const char* sql) {
   if (auto it = cache_.find(sql); it != cache_.end()) return it->second;
+  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(rc, "cannot read the store's schema");
@@ -499,6 +537,7 @@ Status Db::RunControl(const char* sql) {
 Status Db::Exec(const char* sql) {
   if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
   SettleHeldRead(nullptr);
+  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (err != nullptr) sqlite3_free(err);
@@ -509,6 +548,7 @@ Status Db::Exec(const char* sql) {
 Result<std::int64_t> Db::QueryInt(const char* sql) {
   if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
   SettleHeldRead(nullptr);
+  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(rc, "the store");
@@ -533,6 +573,7 @@ void Db::SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration
 
 Status Db::CheckpointPassive(bool* held_back) {
   SettleHeldRead(nullptr);
+  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   int log_frames = -1;
   int copied_frames = -1;
   int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
@@ -596,6 +637,7 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
     return std::move(refused).WithErrno(db_->snapshot_errno_);
   }
   if (db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckSnapshot());
+  if (db_->db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(db_->Reconnect());
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};
   if (no_wait) {
     sqlite3_busy_timeout(db_->db_, 0);

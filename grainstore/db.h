@@ -128,6 +128,19 @@ class Db {
   Result<bool> InWalMode();
   // Closes the connection; Open* may follow. Only before it is used.
   void Close();
+  // In a child of fork(), with no call in flight (fork_guard.h): closes the
+  // connection inherited from the parent, whose locks the child does not
+  // hold (fcntl locks are not inherited) while SQLite's per-process records
+  // say it does. Left open, it would make the child skip taking the locks
+  // for it and for any connection it opens to the file, and a parent that
+  // closes would then delete the WAL the child writes. The next statement
+  // opens the file again by its absolute path, never creating it, and runs
+  // the setup given to SetReconnectSetup. A snapshot holds no locks and is
+  // kept.
+  void ReleaseInChild();
+  // What a connection opened again after ReleaseInChild runs first.
+  using ReconnectSetup = std::function<Status(Db*)>;
+  void SetReconnectSetup(ReconnectSetup setup) { reconnect_setup_ = std::move(setup); }
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
   // Why the file is read as a snapshot ("" when it is not).
@@ -217,6 +230,9 @@ class Db {
   Result<sqlite3_stmt*> Cached(const char* sql);
   // Runs a transaction-control statement (BEGIN..., COMMIT, ROLLBACK).
   Status RunControl(const char* sql);
+  // Opens the file again after ReleaseInChild; Ok while the connection is
+  // open. IOError once closed by Close.
+  Status Reconnect();
   // Opens `name` (a path or a URI) with `flags` and installs the hooks.
   Status OpenAs(const std::string& name, int flags);
   // Opens the file at `path` read-only, as a URI with one `parameter`.
@@ -226,6 +242,10 @@ class Db {
   Status CheckSnapshot() const;
 
   sqlite3* db_ = nullptr;
+  int open_flags_ = 0;        // as OpenAs opened it
+  std::string uri_query_;     // the URI parameter of a read-only open, "" otherwise
+  std::string reopen_path_;   // the absolute path ReleaseInChild closed ("" if none)
+  ReconnectSetup reconnect_setup_;
   std::string snapshot_why_;  // set by OpenSnapshot
   int snapshot_errno_ = 0;    // set by OpenSnapshot
   std::string snapshot_path_;

@@ -254,11 +254,28 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   impl->checkpointer->Attach(&impl->db);
   impl->read_releaser = std::make_unique<ReadReleaser>(&impl->mu, &impl->db);
   impl->read_releaser->Attach();
-  randombytes_buf(&impl->origin, sizeof impl->origin);
-  impl->origin &= 0x7fffffffffffffffull;  // stored as a signed INTEGER
-  if (impl->origin == 0) impl->origin = 1;
+  impl->db.SetReconnectSetup([busy, options](Db* db) {
+    GRAINSTORE_RETURN_IF_ERROR(db->Exec(busy.c_str()));
+    return ConfigureConnection(db, options);
+  });
+  impl->DrawOrigin();
   RegisterForFork(impl.get());
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+void StoreImpl::DrawOrigin() {
+  randombytes_buf(&origin, sizeof origin);
+  origin &= 0x7fffffffffffffffull;  // stored as a signed INTEGER
+  if (origin == 0) origin = 1;
+}
+
+void StoreImpl::ChildDone() {
+  if (checkpointer) checkpointer->ChildDone();
+  db.ReleaseInChild();
+  read_cache.Clear();
+  seen_wal = WalStamp{};
+  DrawOrigin();
+  mu.unlock();
 }
 
 std::uint64_t Store::origin() const { return impl_->origin; }

@@ -125,12 +125,18 @@ class StoreImpl final : public ForkParticipant {
     mu.lock();
     if (checkpointer) checkpointer->HoldForFork();
   }
-  void ParentDone() override { ForkDone(); }
-  void ChildDone() override { ForkDone(); }
-  void ForkDone() {
+  void ParentDone() override {
     if (checkpointer) checkpointer->ForkDone();
     mu.unlock();
   }
+  // The child goes on with connections of its own: the inherited ones are
+  // closed before the child runs anything else, and the Store's next
+  // statement opens the file again (Db::ReleaseInChild). What was learnt
+  // through the parent's connection goes with it, and the child's op-log
+  // entries get an origin of their own.
+  void ChildDone() override;
+  // A random nonzero origin for this Store's op-log entries.
+  void DrawOrigin();
 
   const Options options;
   Db db;
