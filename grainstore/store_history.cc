@@ -195,8 +195,9 @@ Result<VersionRef> LocateNamedInChain(StoreImpl* s, ChainId chain, std::string_v
 }
 
 // The version `spec` names at `subject`: a number in the chain History shows;
-// a grain id there, else in any other chain at `subject` (an older file
-// deleted at the same path). The one rule ReadVersion and FindVersion share.
+// a grain id in any chain at `subject` (an older file deleted at the same
+// path too), so a prefix two chains share there is ambiguous. The one rule
+// ReadVersion and FindVersion share.
 Result<VersionRef> LocateAtPath(StoreImpl* s, NsId ns, std::string_view subject,
                                 std::string_view relation, std::string_view version) {
   auto chain = FindLatest(s, ns, subject, relation);
@@ -205,11 +206,16 @@ Result<VersionRef> LocateAtPath(StoreImpl* s, NsId ns, std::string_view subject,
   if (!parsed) return parsed.error();
   const VersionSpec& spec = *parsed;
   auto ref = LocateInChain(s, chain->id, spec, version, subject);
-  if (ref || !ref.error().IsNotFound() || spec.id_prefix.empty()) return ref;
+  // A number names a version of the chain History shows when it has one;
+  // a prefix may also start an id in another chain at `subject`, and then
+  // it names no one version (ambiguous, as within one chain).
+  const bool by_number = ref && spec.number != 0 && ref->seq == spec.number;
+  if (by_number || spec.id_prefix.empty()) return ref;
+  if (!ref && !ref.error().IsNotFound()) return ref;
   auto chains = s->ChainsAt(ns, subject, relation);
   if (!chains) return chains.error();
-  VersionRef found;
-  int matches = 0;
+  VersionRef found = ref ? *ref : VersionRef{};
+  int matches = ref ? 1 : 0;
   for (const ChainRow& other : *chains) {
     if (other.id == chain->id) continue;
     auto versions = s->Versions(other.id);

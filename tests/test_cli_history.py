@@ -325,3 +325,43 @@ def test_log_filters(run_areev, db, prefs):
     assert [op["seq"] for op in limited] == [op["seq"] for op in everything[:2]]
     assert run_areev("log", "--db", db, "--limit", "many").returncode == 2
     assert run_areev("log", "--db", db, "--ns", "ghost").returncode == 1
+
+
+def test_a_prefix_two_files_at_a_path_share_is_ambiguous(run_areev, db, m):
+    # A grain id is looked for in every chain at the path (docs/cli.md, `cat`),
+    # so a prefix that starts a version of the live file and one of an older
+    # file deleted there names no one version: exit 2, as within one chain,
+    # never a silent pick of the live file's. Six-hex prefixes collide by
+    # chance once a path holds a few thousand versions; the test makes one by
+    # giving the older file's version an id that shares the live one's prefix.
+    import sqlite3
+    m(command="create", path="/memories/p.md", file_text="old\n")
+    m(command="delete", path="/memories/p.md")
+    m(command="create", path="/memories/p.md", file_text="new\n")
+    old = history_json(run_areev, db, "/memories/p.md", "--chain", "1")[0]
+    new = history_json(run_areev, db, "/memories/p.md")[0]
+    assert old["chain_id"] != new["chain_id"]
+    shared = new["grain_id"][:6]
+    forged = shared + old["grain_id"][6:]
+    assert forged != new["grain_id"]
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE grains SET grain_id = ? WHERE grain_id = ?",
+                    (bytes.fromhex(forged), bytes.fromhex(old["grain_id"])))
+    con.close()
+    for args in (("cat", "/memories/p.md", "--version", shared),
+                 ("diff", "/memories/p.md", "--from", shared),
+                 ("diff", "/memories/p.md", "--to", shared)):
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert proc.stdout == "" and "ambiguous" in proc.stderr, (args, proc.stderr)
+    # A longer prefix names one version again, in either file.
+    assert run_areev("cat", "/memories/p.md", "--version", new["grain_id"][:12],
+                     "--db", db).stdout == "new\n"
+    assert run_areev("cat", "/memories/p.md", "--version", forged[:12],
+                     "--db", db).stdout == "old\n"
+    # Within one chain (--chain) the prefix is that chain's alone.
+    assert run_areev("cat", "/memories/p.md", "--chain", str(new["chain_id"]),
+                     "--version", shared, "--db", db).stdout == "new\n"
+    # A number still names the shown file's version.
+    assert run_areev("cat", "/memories/p.md", "--version", "1", "--db", db).stdout == "new\n"
