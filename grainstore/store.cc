@@ -99,6 +99,28 @@ bool ReadOnlyForUser(const std::string& path) {
   return ::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0;
 }
 
+// Why a reader who may not make the store's -shm cannot read it, when its
+// -wal holds commits and no -shm is beside it (a writer that stopped without
+// closing the store, or a copy made without the -shm): SQLite reads such a
+// WAL only through a -shm, and only a user who may write the store can make
+// one. Retrying does not help; "" when that is not the case.
+std::string StrandedWal(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file = fs::canonical(path, ec);
+  if (ec) return "";
+  if (fs::exists(file.string() + "-shm", ec) || ec) return "";
+  const std::string wal = file.string() + "-wal";
+  const auto size = fs::file_size(wal, ec);
+  if (ec || size == 0) return "";
+  return fmt::format(
+      "its -wal file holds commits that are not in the store file yet, and there is no -shm "
+      "file beside it (a writer stopped without closing the store, or the store was copied "
+      "without it); this user cannot make one to read them: run any areev command on the "
+      "store once as a user who may write {} and create files in {}",
+      file.string(), file.parent_path().string());
+}
+
 // Opens a store the user may not write, so that no -wal or -shm of this
 // user's is ever made beside it: a snapshot while no process has it open,
 // else through the -wal and -shm its writers keep. Those writers may close it
@@ -115,6 +137,10 @@ Status OpenForReader(Db* db, const std::string& path) {
     if (wal.has_value() && *wal) return Status::Ok();
     db->Close();
     std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
+  }
+  // Not a race with writers when a -wal with commits has no -shm beside it.
+  if (std::string stranded = StrandedWal(path); !stranded.empty()) {
+    return Status::IOError(std::move(stranded));
   }
   return Status::Busy("the store's writers kept opening and closing it; try again");
 }

@@ -809,3 +809,46 @@ def test_a_purge_whose_checkpoint_finds_the_disk_full_says_it_purged(run_areev, 
             if f.name.startswith("s.db"):
                 assert marker.encode() not in f.read_bytes(), f.name
         assert run_areev("cat", "/memories/g.md", "--db", db).stdout == big
+
+
+def test_a_wal_left_without_its_shm_is_named_to_a_reader_who_cannot_recover_it(as_nobody,
+                                                                               areev_bin):
+    # A writer killed while it held the store open leaves commits in the -wal
+    # that are not in the file; copied without its -shm (which holds nothing
+    # lasting), such a store can be read only by a user who may make a -shm.
+    # Another user is told that, not that writers "kept opening and closing
+    # it; try again" (no writer runs, and trying again never helps).
+    shared, nobody = as_nobody
+    db = shared / "agent.db"
+    assert subprocess.run([str(areev_bin), "memtool", create("/memories/a.md", "one\n"),
+                           "--db", str(db)], capture_output=True).returncode == 0
+    writer = subprocess.Popen([str(areev_bin), "memtool", "--batch", "--db", str(db)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        writer.stdin.write(json.dumps({"command": "create", "path": "/memories/a.md",
+                                       "file_text": "two\n"}) + "\n")
+        writer.stdin.flush()
+        assert '"is_error": false' in writer.stdout.readline()
+    finally:
+        writer.kill()
+        writer.wait()
+    assert (shared / "agent.db-wal").stat().st_size > 0
+    (shared / "agent.db-shm").unlink()
+    files = sorted(p.name for p in shared.iterdir())
+    proc = subprocess.run(nobody + ["cat", "/memories/a.md", "--db", str(db)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr == (
+        f"areev: cannot open store {db}: its -wal file holds commits that are not in the "
+        f"store file yet, and there is no -shm file beside it (a writer stopped without "
+        f"closing the store, or the store was copied without it); this user cannot make one "
+        f"to read them: run any areev command on the store once as a user who may write "
+        f"{db} and create files in {shared}\n")
+    assert sorted(p.name for p in shared.iterdir()) == files
+    # Once its owner has opened it, every commit is in the file for everyone.
+    owner = subprocess.run([str(areev_bin), "cat", "/memories/a.md", "--db", str(db)],
+                           capture_output=True, text=True)
+    assert (owner.returncode, owner.stdout) == (0, "two\n")
+    proc = subprocess.run(nobody + ["cat", "/memories/a.md", "--db", str(db)],
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "two\n", "")
