@@ -282,6 +282,13 @@ Status CheckStorePath(const std::string& path) {
         kMaxStorePathBytes));
   }
   const fs::file_status st = fs::status(path, ec);
+  // "x/", "x/." or "x/..": a directory's name, never a file's, though SQLite
+  // would drop the ending and make (or read) a store file named x.
+  const fs::path last = fs::path(path).filename();
+  if (!fs::is_directory(st) && (last.empty() || last == "." || last == "..")) {
+    return Status::IOError("the name ends in a directory ('/', '.' or '..'), not a store file")
+        .WithErrno(EISDIR);
+  }
   if (ec || !fs::exists(st) || fs::is_regular_file(st)) return Status::Ok();
   const char* kind = fs::is_directory(st)      ? "a directory"
                      : fs::is_character_file(st) ? "a character device"

@@ -852,3 +852,20 @@ def test_a_wal_left_without_its_shm_is_named_to_a_reader_who_cannot_recover_it(a
     proc = subprocess.run(nobody + ["cat", "/memories/a.md", "--db", str(db)],
                           capture_output=True, text=True)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "two\n", "")
+
+
+def test_a_store_name_ending_in_a_directory_creates_no_file(run_areev, tmp_path):
+    # "stores/" names a directory; SQLite would drop the slash and make a
+    # store file named "stores" (and read "t.db/" or "t.db/." as t.db).
+    name = str(tmp_path / "stores") + "/"
+    add = run_areev("add", "--subject", "s", "--relation", "r", "--db", name)
+    assert (add.returncode, add.stdout) == (3, "")
+    assert add.stderr == (f"areev: cannot open store {name}: the name ends in a directory "
+                          f"('/', '.' or '..'), not a store file\n")
+    assert list(tmp_path.iterdir()) == []
+    db = str(tmp_path / "t.db")
+    assert run_areev("add", "--subject", "s", "--relation", "r", "--db", db).returncode == 0
+    for named in (db + "/", db + "/."):
+        proc = run_areev("recall", "--subject", "s", "--db", named)
+        assert (proc.returncode, proc.stdout) == (3, ""), named
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"]
