@@ -72,11 +72,6 @@ Checkpointer::~Checkpointer() {
   if (thread_.forked_away()) (void)conn_.release();
 }
 
-void Checkpointer::ChildDone() {
-  ForkDone();
-  if (thread_.forked_away()) conn_->Close();
-}
-
 void Checkpointer::EndPass() {
   {
     std::lock_guard lock(thread_.mu());

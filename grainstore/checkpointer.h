@@ -50,10 +50,6 @@ class Checkpointer {
   // which runs in the parent and in the child.
   void HoldForFork();
   void ForkDone();
-  // ForkDone in the child, which also closes the thread's connection: the
-  // child has no thread, and the connection's lock records would stand for
-  // locks the child does not hold (Db::ReleaseInChild).
-  void ChildDone();
 
  private:
   static void OnCommit(void* self, int frames);
@@ -71,9 +67,11 @@ class Checkpointer {
   bool wanted_ = false;   // a pass is due (guarded by thread_.mu())
   bool passing_ = false;  // a checkpoint runs, on either thread (guarded by thread_.mu())
   bool held_for_fork_ = false;  // HoldForFork holds thread_.mu()
-  // The thread's own connection, used on the thread only (and by ChildDone).
-  // A forked child that did not go through ChildDone leaks it: the thread
-  // may have been inside it at the fork.
+  // The thread's own connection, used on the thread only. A forked child
+  // leaks it rather than close it in the destructor: a thread running
+  // without HoldForFork may have been inside it at the fork. (Under a Store
+  // it is idle then, and the child's first statement closes it: Db, "A
+  // connection opened before a fork()".)
   std::unique_ptr<Db> conn_ = std::make_unique<Db>();
   // Started on the first wake; started and woken only on the writer's thread
   // (under its Store mutex). Last: its thread reads the members above, and

@@ -5,6 +5,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -185,7 +187,45 @@ std::string FileUri(std::string_view path) {
 
 Db::~Db() { Close(); }
 
+namespace {
+
+// Every open connection but snapshots, so that a forked child can close
+// those its parent opened (ReleaseInherited). Opened and closed only where
+// no fork() can split the lock: a Store opens and closes under ForkHoldOff,
+// and its checkpoint thread opens its connection inside a pass that fork()
+// waits out (fork_guard.h). Leaked: a Db may close during exit.
+std::mutex& RegistryMu() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+std::vector<Db*>& Registry() {
+  static auto* dbs = new std::vector<Db*>;
+  return *dbs;
+}
+// ProcessForkCount() when this process last closed its inherited connections.
+std::atomic<unsigned> g_released_at{0};
+
+}  // namespace
+
+// Closes the connections a parent opened, once per process, before the
+// calling Db runs a statement or opens one.
+void Db::ReleaseInherited() {
+  const unsigned forks = ProcessForkCount();
+  if (g_released_at.load(std::memory_order_acquire) == forks) return;
+  std::lock_guard lock(RegistryMu());
+  if (g_released_at.load(std::memory_order_relaxed) == forks) return;
+  std::vector<Db*>& dbs = Registry();
+  // Each release takes its Db out of the vector: iterate over a copy.
+  for (Db* db : std::vector<Db*>(dbs)) db->ReleaseIfInheritedLocked(forks);
+  g_released_at.store(forks, std::memory_order_release);
+}
+
 void Db::Close() {
+  ReleaseInherited();  // an inherited connection is closed without its held read's COMMIT
+  CloseConnection(true);
+}
+
+void Db::CloseConnection(bool unregister) {
   (void)EndHeldRead();
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   cache_.clear();
@@ -193,16 +233,22 @@ void Db::Close() {
   db_ = nullptr;
   wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
   reopen_path_.clear();
+  if (registered_) {
+    std::unique_lock lock(RegistryMu(), std::defer_lock);
+    if (unregister) lock.lock();
+    std::erase(Registry(), this);
+    registered_ = false;
+  }
 }
 
-void Db::ReleaseInChild() {
-  if (db_ == nullptr || snapshot()) return;
+void Db::ReleaseIfInheritedLocked(unsigned forks) {
+  if (db_ == nullptr || opened_forks_ == forks) return;
   const char* file = sqlite3_db_filename(db_, "main");
   std::string path = file != nullptr ? file : "";
   // A held read began in the parent: its locks are the parent's too.
   held_ = false;
   in_txn_ = false;
-  Close();
+  CloseConnection(false);
   reopen_path_ = std::move(path);
   own_ = OwnCommits{};
   before_commit_ = WalStamp{};
@@ -316,6 +362,7 @@ Status Db::Open(const std::string& path, bool create_if_missing) {
         "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
   }
   GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
+  uri_query_.clear();
   return OpenAs(path.starts_with("file:") ? "./" + path : path, flags);
 }
 
@@ -343,7 +390,10 @@ Status Db::OpenReadOnlyUri(const std::string& path, const char* parameter) {
                     SQLITE_OPEN_EXRESCODE);
 }
 
-bool Db::read_only() const { return db_ != nullptr && sqlite3_db_readonly(db_, "main") == 1; }
+bool Db::read_only() const {
+  ReleaseInherited();
+  return db_ != nullptr && sqlite3_db_readonly(db_, "main") == 1;
+}
 
 Result<bool> Db::InWalMode() {
   static constexpr char kSql[] = "PRAGMA journal_mode";
@@ -379,6 +429,7 @@ Status Db::CheckSnapshot() const {
 Status Db::OpenAs(const std::string& name, int flags) {
   (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
   (void)InstallSqlitePageCache();
+  ReleaseInherited();  // before this process's new connection takes its locks
   open_flags_ = flags;
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
   if (rc != SQLITE_OK) {
@@ -388,6 +439,12 @@ Status Db::OpenAs(const std::string& name, int flags) {
     return s;
   }
   sqlite3_extended_result_codes(db_, 1);
+  opened_forks_ = ProcessForkCount();
+  if ((flags & SQLITE_OPEN_URI) == 0 || uri_query_ != "immutable=1") {
+    std::lock_guard lock(RegistryMu());
+    Registry().push_back(this);
+    registered_ = true;
+  }
   // Counted as the commit starts: a commit that then fails only makes
   // commits() move when the database did not. The hook runs with the WAL
   // write lock held, so the header it reads is the one this commit replaces.
@@ -461,6 +518,7 @@ WalStamp ReadHeader(const volatile unsigned char* wal_index) {
 }  // namespace
 
 WalStamp Db::ReadWalStamp() {
+  ReleaseInherited();  // which unmaps an inherited connection's -shm
   const volatile unsigned char* mapped = wal_index_.load(std::memory_order_acquire);
   if (mapped == nullptr) {
     // A snapshot has no WAL index, and mapping one would create its -shm.
@@ -484,11 +542,13 @@ WalStamp Db::ReadWalStamp() {
 }
 
 WalStamp Db::PeekWalStamp() const {
+  ReleaseInherited();
   const volatile unsigned char* mapped = wal_index_.load(std::memory_order_acquire);
   return mapped == nullptr ? WalStamp{} : ReadHeader(mapped);
 }
 
 Result<sqlite3_stmt*> Db::Cached(const char* sql) {
+  ReleaseInherited();
   if (auto it = cache_.find(sql); it != cache_.end()) return it->second;
   if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   sqlite3_stmt* stmt = nullptr;
@@ -543,6 +603,7 @@ Status Db::RunControl(const char* sql) {
 
 Status Db::Exec(const char* sql) {
   if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+  ReleaseInherited();
   SettleHeldRead(nullptr);
   if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   char* err = nullptr;
@@ -554,6 +615,7 @@ Status Db::Exec(const char* sql) {
 
 Result<std::int64_t> Db::QueryInt(const char* sql) {
   if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+  ReleaseInherited();
   SettleHeldRead(nullptr);
   if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   sqlite3_stmt* stmt = nullptr;
@@ -579,6 +641,7 @@ void Db::SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration
 }
 
 Status Db::CheckpointPassive(bool* held_back) {
+  ReleaseInherited();
   SettleHeldRead(nullptr);
   if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
   int log_frames = -1;
@@ -624,6 +687,7 @@ Status Transaction::Begin(Kind kind) {
 }
 
 Status Transaction::BeginOnce(Kind kind, bool no_wait) {
+  Db::ReleaseInherited();  // before the held read below is looked at
   read_ = kind == Kind::kRead;
   if (db_->held_) {
     if (read_ && db_->HeldReadIsCurrent(std::chrono::steady_clock::now())) {

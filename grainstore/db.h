@@ -128,17 +128,18 @@ class Db {
   Result<bool> InWalMode();
   // Closes the connection; Open* may follow. Only before it is used.
   void Close();
-  // In a child of fork(), with no call in flight (fork_guard.h): closes the
-  // connection inherited from the parent, whose locks the child does not
-  // hold (fcntl locks are not inherited) while SQLite's per-process records
-  // say it does. Left open, it would make the child skip taking the locks
-  // for it and for any connection it opens to the file, and a parent that
-  // closes would then delete the WAL the child writes. The next statement
-  // opens the file again by its absolute path, never creating it, and runs
-  // the setup given to SetReconnectSetup. A snapshot holds no locks and is
-  // kept.
-  void ReleaseInChild();
-  // What a connection opened again after ReleaseInChild runs first.
+  // A connection opened before a fork() is closed in the child before the
+  // child's first statement on any Db, or its first open of one: fcntl locks
+  // are not inherited while SQLite's per-process records of them are, and
+  // with such a record left the child would take no lock, for that
+  // connection or for any new one to the file, and a parent that closed
+  // first would delete the WAL the child writes. The next statement opens
+  // the file again by its absolute path, never creating it, and runs the
+  // setup given to SetReconnectSetup. A snapshot holds no locks and is kept.
+  // Done on first use, not in the fork handler, so that a child that only
+  // execs another program pays nothing. Every Db's owner must keep it idle
+  // across fork() (a Store does: fork_guard.h).
+  // What a connection opened again after a fork() runs first.
   using ReconnectSetup = std::function<Status(Db*)>;
   void SetReconnectSetup(ReconnectSetup setup) { reconnect_setup_ = std::move(setup); }
   // True after OpenSnapshot.
@@ -230,9 +231,18 @@ class Db {
   Result<sqlite3_stmt*> Cached(const char* sql);
   // Runs a transaction-control statement (BEGIN..., COMMIT, ROLLBACK).
   Status RunControl(const char* sql);
-  // Opens the file again after ReleaseInChild; Ok while the connection is
-  // open. IOError once closed by Close.
+  // Closes every connection this process's parent opened, once per
+  // process, before a Db runs a statement or opens a connection.
+  static void ReleaseInherited();
+  // Closes the connection if it was opened before a fork() (see above).
+  // With the registry's lock held.
+  void ReleaseIfInheritedLocked(unsigned forks);
+  // Opens the file again after a release; Ok while the connection is open.
+  // IOError once closed by Close.
   Status Reconnect();
+  // Closes the connection; with `unregister`, also leaves the registry of
+  // open connections (false: the caller holds its lock and does that).
+  void CloseConnection(bool unregister);
   // Opens `name` (a path or a URI) with `flags` and installs the hooks.
   Status OpenAs(const std::string& name, int flags);
   // Opens the file at `path` read-only, as a URI with one `parameter`.
@@ -243,8 +253,10 @@ class Db {
 
   sqlite3* db_ = nullptr;
   int open_flags_ = 0;        // as OpenAs opened it
+  unsigned opened_forks_ = 0; // ProcessForkCount() when it was opened
+  bool registered_ = false;   // in the registry of open connections
   std::string uri_query_;     // the URI parameter of a read-only open, "" otherwise
-  std::string reopen_path_;   // the absolute path ReleaseInChild closed ("" if none)
+  std::string reopen_path_;   // the absolute path a release closed ("" if none)
   ReconnectSetup reconnect_setup_;
   std::string snapshot_why_;  // set by OpenSnapshot
   int snapshot_errno_ = 0;    // set by OpenSnapshot

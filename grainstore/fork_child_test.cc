@@ -1,6 +1,6 @@
 // A child of fork() writing through a Store its parent opened, or through
 // one it opens itself, while the parent closes its own: no acknowledged
-// write may be lost (Db::ReleaseInChild).
+// write may be lost (db.h: "A connection opened before a fork()").
 #include <sys/wait.h>
 #include <unistd.h>
 

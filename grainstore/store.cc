@@ -296,8 +296,7 @@ void StoreImpl::DrawOrigin() {
 }
 
 void StoreImpl::ChildDone() {
-  if (checkpointer) checkpointer->ChildDone();
-  db.ReleaseInChild();
+  if (checkpointer) checkpointer->ForkDone();
   read_cache.Clear();
   seen_wal = WalStamp{};
   DrawOrigin();

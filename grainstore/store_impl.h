@@ -129,10 +129,9 @@ class StoreImpl final : public ForkParticipant {
     if (checkpointer) checkpointer->ForkDone();
     mu.unlock();
   }
-  // The child goes on with connections of its own: the inherited ones are
-  // closed before the child runs anything else, and the Store's next
-  // statement opens the file again (Db::ReleaseInChild). What was learnt
-  // through the parent's connection goes with it, and the child's op-log
+  // The child goes on with connections of its own, opened on its first
+  // statement (Db: "A connection opened before a fork()"). What was learnt
+  // through the parent's connection is dropped, and the child's op-log
   // entries get an origin of their own.
   void ChildDone() override;
   // A random nonzero origin for this Store's op-log entries.
