@@ -262,6 +262,10 @@ def test_read_and_history_errors(areev, mem):
     for huge in (2**63, 2**64 + 1, 10**30):  # no OverflowError: no such version
         with pytest.raises(areev.NotFoundError):
             mem.read("/memories/f", version=huge)
+    # More digits than Python turns into a str (sys.get_int_max_str_digits):
+    # still no such version, named by its size.
+    with pytest.raises(areev.NotFoundError, match="has no version of 16610 bits"):
+        mem.read("/memories/f", version=10**5000)
     for negative in (-(2**63) - 1, -(10**30)):
         with pytest.raises(ValueError, match="must be >= 1"):
             mem.read("/memories/f", version=negative)

@@ -85,7 +85,19 @@ bool VersionSelector(PyObject* version, std::string* out, bool* by_number) {
     }
     // Past 64 bits: no such version, which the store says like for any other.
     PyObject* digits = PyObject_Str(version);
-    if (digits == nullptr) return false;
+    if (digits == nullptr) {
+      // More digits than Python converts (sys.get_int_max_str_digits): the
+      // store's NotFound names the number by its size instead.
+      if (!PyErr_ExceptionMatches(PyExc_ValueError)) return false;
+      PyErr_Clear();
+      PyObject* bits = PyObject_CallMethod(version, "bit_length", nullptr);
+      if (bits == nullptr) return false;
+      const long long n = PyLong_AsLongLong(bits);
+      Py_DECREF(bits);
+      if (n == -1 && PyErr_Occurred()) return false;
+      *out = "of " + std::to_string(n) + " bits";
+      return true;
+    }
     PyObject* bytes = Utf8Of(digits, "version");
     Py_DECREF(digits);
     if (bytes == nullptr) return false;
