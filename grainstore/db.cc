@@ -248,6 +248,13 @@ void Db::ReleaseIfInheritedLocked(unsigned forks) {
   // A held read began in the parent: its locks are the parent's too.
   held_ = false;
   in_txn_ = false;
+  // The last connection to close tries the exclusive lock and, with it,
+  // checkpoints and deletes the -wal and -shm. This one's WAL file and -shm
+  // mapping are those of the fork: the parent may have deleted them since,
+  // and the files by those names may now be another writer's, whose commits
+  // (left by a crash or an exit without closing) a "checkpoint" through the
+  // stale mapping would not copy before deleting them. Close without it.
+  (void)sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   CloseConnection(false);
   reopen_path_ = std::move(path);
   own_ = OwnCommits{};

@@ -100,5 +100,55 @@ TEST(ForkChildTest, AChildsOwnStoreKeepsItsWritesWhenTheParentClosesFirst) {
   RunParentClosesFirst(true);
 }
 
+// Issue: a child that has not used its inherited Store yet closes the
+// parent's connection on its first call through SQLite's ordinary close.
+// Once no process holds the store, that close takes the exclusive lock,
+// "checkpoints" from the -shm mapping it inherited (unlinked by the parent's
+// close, so it finds nothing to copy) and deletes the store's -wal and -shm
+// by name: those of a writer that came after the parent and ended without
+// closing (a crash, os._exit), whose commits were only in that -wal.
+TEST(ForkChildTest, AChildsFirstCallKeepsTheWalOfAWriterThatCameAfterTheParent) {
+  test::ScratchDir dir("fork_child_test");
+  const std::string path = dir.File("s.db");
+  auto opened = Store::Open(path);
+  ASSERT_TRUE(opened.has_value());
+  std::unique_ptr<Store> store = std::move(*opened);
+  ASSERT_TRUE(Put(store.get(), "/memories/before.md"));
+  int to_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  const pid_t idle = fork();
+  ASSERT_GE(idle, 0);
+  if (idle == 0) {
+    close(to_child[1]);
+    if (!Await(to_child[0])) _exit(3);
+    auto seq = store->LastOpSeq();  // the child's first statement
+    _exit(seq.has_value() ? 0 : 1);
+  }
+  close(to_child[0]);
+  store.reset();  // the parent is done first: its close deletes the -wal
+  const pid_t writer = fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    auto mine = Store::Open(path);
+    if (!mine.has_value() || !Put(mine->get(), "/memories/acknowledged.md")) _exit(1);
+    _exit(0);  // without closing: the commit stays in the -wal
+  }
+  int status = -1;
+  ASSERT_EQ(waitpid(writer, &status, 0), writer);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Signal(to_child[1]);
+  ASSERT_EQ(waitpid(idle, &status, 0), idle);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  close(to_child[1]);
+  auto after = Store::Open(path);
+  ASSERT_TRUE(after.has_value());
+  auto ns = (*after)->Namespace("default");
+  ASSERT_TRUE(ns.has_value());
+  for (const char* key : {"/memories/before.md", "/memories/acknowledged.md"}) {
+    auto body = (*after)->ReadFile(*ns, key);
+    ASSERT_TRUE(body.has_value()) << key << ": " << body.error().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace grainstore

@@ -702,6 +702,53 @@ def test_no_write_is_lost_when_the_parent_of_a_fork_closes_first(areev, tmp_path
         assert json.loads(proc.stdout) == [], f"lost: {proc.stdout.strip()}"
 
 
+FORK_IDLE_CHILD_AFTER_A_CRASHED_WRITER = r"""
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import areev
+db = sys.argv[2]
+def create(p):
+    return json.dumps({"command": "create", "path": p, "file_text": p + "\\n"})
+m = areev.Areev(db)
+m.memory_tool(create("/memories/before.md"))
+r, w = os.pipe()
+idle = os.fork()
+if idle == 0:
+    os.close(w)
+    os.read(r, 1)
+    m.memory_tool('{"command":"view","path":"/memories"}')  # its first call
+    os._exit(0)
+os.close(r)
+m.close()  # the parent is done first: its close deletes the -wal
+writer = os.fork()
+if writer == 0:
+    h = areev.Areev(db)
+    h.memory_tool(create("/memories/acknowledged.md"))
+    os._exit(0)  # without closing, as a crash or multiprocessing does: the commit is in the -wal
+os.waitpid(writer, 0)
+os.write(w, b"1")
+os.waitpid(idle, 0)
+h = areev.Areev(db)
+print(json.dumps("acknowledged.md" in h.memory_tool('{"command":"view","path":"/memories"}')))
+"""
+
+
+def test_an_idle_childs_first_call_keeps_the_wal_of_a_writer_that_came_after_its_parent(areev,
+                                                                                        tmp_path):
+    # Issue: the child's first call closed the connection it inherited through
+    # SQLite's ordinary close, which, with no process holding the store, took
+    # the exclusive lock, found nothing to copy in the -shm mapping of the
+    # fork (the parent had deleted that -shm) and deleted the -wal and -shm
+    # now there: a later writer's, which ended without closing (3 of 3 runs).
+    pkg = pathlib.Path(areev.__file__).parent.parent
+    for i in range(3):
+        proc = subprocess.run([sys.executable, "-c", FORK_IDLE_CHILD_AFTER_A_CRASHED_WRITER,
+                               str(pkg), str(tmp_path / f"idle-{i}.db")], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout) is True, "the acknowledged write was lost"
+
+
 def test_the_stub_marks_positional_only_exactly_what_the_extension_takes_positionally(areev, mem):
     # Issue: _areev.pyi offered memory_tool(json=...) and history(path=...),
     # which the extension refuses ("takes no keyword arguments").
