@@ -207,6 +207,9 @@ std::atomic<unsigned> g_released_at{0};
 
 }  // namespace
 
+void LockConnectionRegistryForFork() { RegistryMu().lock(); }
+void UnlockConnectionRegistryAfterFork() { RegistryMu().unlock(); }
+
 // Closes the connections a parent opened, once per process, before the
 // calling Db runs a statement or opens one.
 void Db::ReleaseInherited() {

@@ -83,6 +83,14 @@ inline bool SameWalState(const WalStamp& a, const WalStamp& b) {
 // handler, so asking costs no system call (getpid() would).
 unsigned ProcessForkCount();
 
+// Held by fork() (fork_guard.cc), after every Store's mutex: the registry of
+// open connections, which a forked child's first call on a Db closes
+// (Db::ReleaseInherited), perhaps on a thread that holds no Store's mutex
+// (Store::read_only, CommitFingerprint). Unlocked after the fork in both
+// processes.
+void LockConnectionRegistryForFork();
+void UnlockConnectionRegistryAfterFork();
+
 // Owns one sqlite3 connection and its statement cache. Not thread-safe: the
 // Store serialises access with its mutex.
 //

@@ -8,6 +8,8 @@
 #include <new>
 #include <vector>
 
+#include "db.h"
+
 namespace grainstore {
 namespace {
 
@@ -49,9 +51,12 @@ void Prepare() {
   (void)lock.release();  // held across fork(); InParent / InChild unlock it
   RegistryMutex().lock();
   for (ForkParticipant* p : Registry()) p->PrepareFork();
+  // Last: a thread holding it holds no Store's mutex and waits for none.
+  LockConnectionRegistryForFork();
 }
 
 void InParent() {
+  UnlockConnectionRegistryAfterFork();
   auto& all = Registry();
   std::for_each(all.rbegin(), all.rend(), [](ForkParticipant* p) { p->ParentDone(); });
   RegistryMutex().unlock();
@@ -60,6 +65,7 @@ void InParent() {
 }
 
 void InChild() {
+  UnlockConnectionRegistryAfterFork();
   auto& all = Registry();
   std::for_each(all.rbegin(), all.rend(), [](ForkParticipant* p) { p->ChildDone(); });
   RegistryMutex().unlock();
