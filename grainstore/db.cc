@@ -272,7 +272,7 @@ Status Db::Reconnect() {
       uri_query_.empty() ? reopen_path_ : FileUri(reopen_path_) + "?" + uri_query_;
   std::string path = std::move(reopen_path_);
   reopen_path_.clear();
-  Status opened = OpenAs(name, flags);
+  Status opened = reopen_ ? reopen_(this, path) : OpenAs(name, flags);
   if (opened.ok() && reconnect_setup_) opened = reconnect_setup_(this);
   if (!opened.ok()) {
     Close();

@@ -150,6 +150,11 @@ class Db {
   // What a connection opened again after a fork() runs first.
   using ReconnectSetup = std::function<Status(Db*)>;
   void SetReconnectSetup(ReconnectSetup setup) { reconnect_setup_ = std::move(setup); }
+  // How a connection is opened again after a fork(), given the absolute
+  // path, instead of with the flags of its first open (for a store opened
+  // read-only, whose open depends on whether a writer has it open then).
+  using Reopen = std::function<Status(Db*, const std::string&)>;
+  void SetReopen(Reopen reopen) { reopen_ = std::move(reopen); }
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
   // Why the file is read as a snapshot ("" when it is not).
@@ -266,6 +271,7 @@ class Db {
   std::string uri_query_;     // the URI parameter of a read-only open, "" otherwise
   std::string reopen_path_;   // the absolute path a release closed ("" if none)
   ReconnectSetup reconnect_setup_;
+  Reopen reopen_;
   std::string snapshot_why_;  // set by OpenSnapshot
   int snapshot_errno_ = 0;    // set by OpenSnapshot
   std::string snapshot_path_;

@@ -280,6 +280,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   impl->checkpointer->Attach(&impl->db);
   impl->read_releaser = std::make_unique<ReadReleaser>(&impl->mu, &impl->db);
   impl->read_releaser->Attach();
+  if (ReadOnlyForUser(path)) {
+    // As above: a snapshot while no process has the store open.
+    impl->db.SetReopen([](Db* db, const std::string& absolute) {
+      return OpenForReader(db, absolute);
+    });
+  }
   impl->db.SetReconnectSetup([busy, options](Db* db) {
     GRAINSTORE_RETURN_IF_ERROR(db->Exec(busy.c_str()));
     return ConfigureConnection(db, options);
