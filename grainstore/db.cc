@@ -5,14 +5,14 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <mutex>
-#include <vector>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -232,9 +232,9 @@ void Db::CloseConnection(bool unregister) {
   (void)EndHeldRead();
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   cache_.clear();
+  wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
   if (db_ != nullptr) sqlite3_close_v2(db_);
   db_ = nullptr;
-  wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
   reopen_path_.clear();
   if (registered_) {
     std::unique_lock lock(RegistryMu(), std::defer_lock);
@@ -248,6 +248,7 @@ void Db::ReleaseIfInheritedLocked(unsigned forks) {
   if (db_ == nullptr || opened_forks_ == forks) return;
   const char* file = sqlite3_db_filename(db_, "main");
   std::string path = file != nullptr ? file : "";
+  released_read_only_ = sqlite3_db_readonly(db_, "main") == 1;
   // A held read began in the parent: its locks are the parent's too.
   held_ = false;
   in_txn_ = false;
@@ -402,7 +403,8 @@ Status Db::OpenReadOnlyUri(const std::string& path, const char* parameter) {
 
 bool Db::read_only() const {
   ReleaseInherited();
-  return db_ != nullptr && sqlite3_db_readonly(db_, "main") == 1;
+  if (db_ == nullptr) return !reopen_path_.empty() && released_read_only_;  // until reopened
+  return sqlite3_db_readonly(db_, "main") == 1;
 }
 
 Result<bool> Db::InWalMode() {

@@ -270,6 +270,7 @@ class Db {
   bool registered_ = false;   // in the registry of open connections
   std::string uri_query_;     // the URI parameter of a read-only open, "" otherwise
   std::string reopen_path_;   // the absolute path a release closed ("" if none)
+  bool released_read_only_ = false;  // whether the connection a release closed was read-only
   ReconnectSetup reconnect_setup_;
   Reopen reopen_;
   std::string snapshot_why_;  // set by OpenSnapshot

@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -150,12 +152,6 @@ TEST(ForkChildTest, AChildsFirstCallKeepsTheWalOfAWriterThatCameAfterTheParent) 
   }
 }
 
-}  // namespace
-}  // namespace grainstore
-
-#include <thread>
-namespace grainstore {
-namespace {
 // Issue: a child's first touch of a Db closes the connections it inherited
 // under the registry's lock; through an accessor that takes no Store mutex
 // (CommitFingerprint, read_only) fork() did not wait for it, and a
@@ -191,5 +187,6 @@ TEST(ForkChildTest, AGrandchildForkedWhileTheChildReleasesItsConnectionsCanUseAS
   }
   EXPECT_EQ(hung, 0);
 }
+
 }  // namespace
 }  // namespace grainstore
