@@ -28,6 +28,13 @@ bool Await(int fd) {
   return read(fd, &c, 1) == 1;
 }
 
+// A Store on `path` that holds /memories/before.md; nullptr if either fails.
+std::unique_ptr<Store> OpenWithAFile(const std::string& path) {
+  auto opened = Store::Open(path);
+  if (!opened.has_value() || !Put(opened->get(), "/memories/before.md")) return nullptr;
+  return std::move(*opened);
+}
+
 // Issue: fcntl locks are not inherited, but SQLite's per-process records of
 // them are. The child took no lock for the inherited connection, nor for a
 // new one to the same file; the parent's close found no other holder and
@@ -37,10 +44,8 @@ bool Await(int fd) {
 void RunParentClosesFirst(bool child_opens_its_own) {
   test::ScratchDir dir("fork_child_test");
   const std::string path = dir.File("s.db");
-  auto opened = Store::Open(path);
-  ASSERT_TRUE(opened.has_value());
-  std::unique_ptr<Store> store = std::move(*opened);
-  ASSERT_TRUE(Put(store.get(), "/memories/before.md"));
+  std::unique_ptr<Store> store = OpenWithAFile(path);
+  ASSERT_NE(store, nullptr);
   int to_child[2];
   int to_parent[2];
   ASSERT_EQ(pipe(to_child), 0);
@@ -112,10 +117,8 @@ TEST(ForkChildTest, AChildsOwnStoreKeepsItsWritesWhenTheParentClosesFirst) {
 TEST(ForkChildTest, AChildsFirstCallKeepsTheWalOfAWriterThatCameAfterTheParent) {
   test::ScratchDir dir("fork_child_test");
   const std::string path = dir.File("s.db");
-  auto opened = Store::Open(path);
-  ASSERT_TRUE(opened.has_value());
-  std::unique_ptr<Store> store = std::move(*opened);
-  ASSERT_TRUE(Put(store.get(), "/memories/before.md"));
+  std::unique_ptr<Store> store = OpenWithAFile(path);
+  ASSERT_NE(store, nullptr);
   int to_child[2];
   ASSERT_EQ(pipe(to_child), 0);
   const pid_t idle = fork();

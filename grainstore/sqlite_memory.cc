@@ -149,8 +149,7 @@ bool Install() {
   void* mem = mmap(nullptr, kArenaBytes + kHugePage, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED) return false;
-  auto aligned = (reinterpret_cast<std::uintptr_t>(mem) + kHugePage - 1) & ~(kHugePage - 1);
-  char* base = reinterpret_cast<char*>(aligned);
+  char* base = RoundUpToHugePage(static_cast<char*>(mem));
   // Hints; without them the arena works the same in whichever pages it gets.
   (void)madvise(base, kSmallPagesBytes, MADV_NOHUGEPAGE);
   (void)madvise(base + kSmallPagesBytes, kArenaBytes - kSmallPagesBytes, MADV_HUGEPAGE);
