@@ -49,11 +49,12 @@ inline constexpr std::int64_t kSentBackPassNs = 100'000'000;
 // Clean bodies kept loaded after a file's last release, so an
 // open-append-close loop does not read the body back from the store at every
 // cycle: the most recently released kKeptBodies files, kKeptBytes in all, of
-// at most kMaxKeptBodyBytes each. Changes by other processes drop them
-// (coherence.cc).
+// at most kMaxKeptBodyBytes each (one large log may take the whole budget:
+// reading it back at every append would cost a copy of it per line).
+// Changes by other processes drop them (coherence.cc).
 inline constexpr std::size_t kKeptBodies = 64;
 inline constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
-inline constexpr std::size_t kMaxKeptBodyBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kMaxKeptBodyBytes = kKeptBytes;
 
 // Saves of one open file (a flush at every close() of a copy of its
 // descriptor, as each child of a shell with `> f` makes) within this long of

@@ -129,6 +129,66 @@ TEST_F(DeltaBodiesTest, AFileLargerThanTheKeptContentStillGrowsByDeltas) {
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }
 
+// The mount's O_APPEND saves name the body they appended to (`appended_to`,
+// with its hash): each is recognised as an append and hashed without the
+// bytes before it, so a file past what AppendBases keeps grows at the cost of
+// its new lines, not of its size. A base whose hash is not the run's newest
+// body's is checked the usual way.
+TEST_F(DeltaBodiesTest, AVouchedAppendHashesOnlyTheNewBytes) {
+  auto root = *store_->RootId(ns_);
+  auto n = store_->CreateNode(root, "big.log", NewNode{.kind = NodeKind::kFile, .mode = 0644});
+  ASSERT_TRUE(n.has_value());
+  std::string body(AppendBases::kMaxEntryBytes + 4096, 'x');
+  auto first = store_->WriteBody(n->id, body);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->base.hash, HashBody(body));
+  BodyBase base = first->base;
+  std::vector<std::string> versions{body};
+  for (int i = 0; i < 6; ++i) {
+    const std::string line = "appended line " + std::to_string(i) + "\n";
+    body += line;
+    const std::uint64_t before = HashedBytes();
+    auto written = store_->WriteBody(n->id, body, std::nullopt, {}, &base);
+    ASSERT_TRUE(written.has_value()) << written.error().ToString();
+    EXPECT_EQ(HashedBytes() - before, line.size()) << "append " << i;
+    EXPECT_EQ(written->base.hash, HashBody(body));
+    base = written->base;
+    versions.push_back(body);
+  }
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 6);
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    auto read = store_->ReadVersion(ns_, "/memories/big.log", std::to_string(v + 1));
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(*read, versions[v]) << "version " << v + 1;
+  }
+
+  // A reader's base carries the same hash as the writer's.
+  BodyBase read_base;
+  ASSERT_TRUE(store_->ReadBody(n->id, nullptr, &read_base).has_value());
+  EXPECT_EQ(read_base.body, base.body);
+  EXPECT_EQ(read_base.hash, base.hash);
+
+  // A base that does not match the run's newest body (here: a wrong hash) is
+  // not trusted: the prefix is hashed, and a body that is no append of it is
+  // stored whole with its own hash.
+  BodyBase wrong = base;
+  wrong.hash = HashBody("something else");
+  std::string changed = body;
+  changed[0] = 'y';
+  changed += "one more line\n";
+  const std::uint64_t before = HashedBytes();
+  auto stored = store_->WriteBody(n->id, changed, std::nullopt, {}, &wrong);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_GE(HashedBytes() - before, changed.size());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 2);
+  EXPECT_EQ(*store_->ReadBody(n->id), changed);
+  EXPECT_EQ(test::PlainText(path_, "SELECT lower(hex(hash)) FROM bodies WHERE size = " +
+                                       std::to_string(changed.size())),
+            ToHex(HashBody(changed)));
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
 // A delta whose rows do not add up to its stored size (a damaged file) is a
 // Corruption error, never a body of the wrong bytes.
 TEST_F(DeltaBodiesTest, RowsThatDoNotFitTheirBaseAreCorruption) {

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "db.h"
@@ -27,7 +28,11 @@ void UpdateInt(crypto_generichash_state* st, std::uint64_t v) {
   crypto_generichash_update(st, b, sizeof b);
 }
 
+std::atomic<std::uint64_t> hashed_bytes{0};
+
 }  // namespace
+
+std::uint64_t HashedBytes() { return hashed_bytes.load(std::memory_order_relaxed); }
 
 std::string HashBody(std::string_view body) {
   BodyHasher hasher;
@@ -38,6 +43,7 @@ std::string HashBody(std::string_view body) {
 BodyHasher::BodyHasher() { crypto_generichash_init(&state_, nullptr, 0, kHashBytes); }
 
 void BodyHasher::Update(std::string_view piece) {
+  hashed_bytes.fetch_add(piece.size(), std::memory_order_relaxed);
   crypto_generichash_update(&state_, reinterpret_cast<const unsigned char*>(piece.data()),
                             piece.size());
 }

@@ -53,6 +53,9 @@ class SaltSource {
 
 // Raw 32-byte ids.
 std::string HashBody(std::string_view body);
+// Bytes this process has fed to BodyHasher (HashBody included), for tests
+// that check a write hashes only what it must.
+std::uint64_t HashedBytes();
 
 // HashBody of a body fed in pieces. Digest() may be taken at any point and
 // feeding may go on after it, so a body that grows by appends is hashed by

@@ -25,7 +25,8 @@ constexpr std::size_t kMaxAssembledRows = 1024;
 
 }  // namespace
 
-Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body) {
+Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body,
+                                     const BodyBase* prefix) {
   BodyPlan plan;
   // Only an append to the file's current body as this Store sealed it is
   // stored as a delta (after another writer's change the body is stored
@@ -37,17 +38,21 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body)
   // (Runs only start at kMinDeltaBase bytes: KeepSealedBody keeps no smaller.)
   if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
       last->run.size() < kMaxRun && body.size() > last->run.back().size) {
-    // Whether body begins with the newest body of the run: compared byte for
-    // byte when the entry keeps it, else by hash (a file of about
-    // AppendBases::kMaxEntryBytes or more, whose hashing costs far less than
-    // storing it whole).
-    const std::size_t prefix = last->run.back().size;
+    // Whether body begins with the newest body of the run: known when the
+    // caller vouches for a prefix with that body's size and hash (the mount's
+    // O_APPEND writes), else compared byte for byte when the entry keeps it,
+    // else by hash (a file of about AppendBases::kMaxEntryBytes or more,
+    // whose hashing costs far less than storing it whole).
+    const std::size_t newest = last->run.back().size;
     bool appended = false;
-    if (last->HasContent()) {
+    if (prefix != nullptr && prefix->size == newest && !prefix->hash.empty() &&
+        prefix->hash == last->run.back().hash) {
+      appended = true;
+    } else if (last->HasContent()) {
       appended = body.starts_with(last->content);
     } else {
-      plan.hasher.Update(body.substr(0, prefix));
-      hashed = prefix;
+      plan.hasher.Update(body.substr(0, newest));
+      hashed = newest;
       appended = plan.hasher.Digest() == last->run.back().hash;
     }
     if (appended) {
@@ -57,7 +62,7 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body)
       if (!stored) return stored.error();
       if (*stored == base.hash) {
         plan.hasher = last->hasher;
-        plan.hasher.Update(body.substr(prefix));
+        plan.hasher.Update(body.substr(newest));
         plan.hash = plan.hasher.Digest();
         plan.base_id = base.body_id;
         plan.base_size = base.size;

@@ -23,7 +23,7 @@ constexpr char kRevivableSql[] =
 
 Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mtime,
                            std::int64_t now, Saver saver, WriteResult* out,
-                           std::string_view derived_from) {
+                           std::string_view derived_from, const BodyBase* prefix) {
   NodeInfo& n = node->info;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   if (saver == Saver::kTool && n.versioning == Versioning::kUnversioned) {
@@ -48,7 +48,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   bool inserted = false;
   std::optional<BodyPlan> plan;
   if (versioned) {
-    auto planned = PlanBody(*node, body);
+    auto planned = PlanBody(*node, body, prefix);
     if (!planned) return planned.error();
     plan = std::move(*planned);
   }
@@ -116,6 +116,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   n.mtime_ns = mtime;
   n.ctime_ns = now;
   out->node = n;
+  out->base = BodyBase{.body = *body_id, .size = body.size(), .hash = std::move(hash)};
   return Status::Ok();
 }
 

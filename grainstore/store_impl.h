@@ -215,8 +215,12 @@ class StoreImpl final : public ForkParticipant {
   // ---- bodies (store_bodies.cc)
   // Hashes the new body of a versioned file (`node` as stored) and, when it
   // only appends to the body the file was last sealed with in this Store,
-  // plans it as a delta on that body.
-  Result<BodyPlan> PlanBody(const NodeRow& node, std::string_view body);
+  // plans it as a delta on that body. `prefix`, when given, is a body the
+  // caller knows `body` begins with (its first prefix->size bytes hash to
+  // prefix->hash): an append to it is then recognised without reading or
+  // hashing those bytes again.
+  Result<BodyPlan> PlanBody(const NodeRow& node, std::string_view body,
+                            const BodyBase* prefix = nullptr);
   // Remembers the body just interned for `before`'s file, as the base for a
   // later append.
   void KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool inserted, BodyPlan plan,
@@ -271,9 +275,11 @@ class StoreImpl final : public ForkParticipant {
   // ---- file semantics (store_files.cc)
   // Seals `body` as the node's content: a new grain on its chain when the node
   // is versioned and the content changed (see Saver for what `saver` changes).
-  // `derived_from` (a raw grain id) records where a moved body came from.
+  // `derived_from` (a raw grain id) records where a moved body came from;
+  // `prefix` is PlanBody's. Sets out->base to the body now stored.
   Status SealBody(NodeRow* node, std::string_view body, std::int64_t mtime, std::int64_t now,
-                  Saver saver, WriteResult* out, std::string_view derived_from = {});
+                  Saver saver, WriteResult* out, std::string_view derived_from = {},
+                  const BodyBase* prefix = nullptr);
   // Tombstones the chain of a file; discards it instead when it is vacated
   // young, with one version saved through the mount (a temp file by behaviour).
   // `moved_to`: the file's node is not removed but moves on to that key (a

@@ -229,7 +229,11 @@ Result<std::string> Store::ReadBody(NodeId id, NodeInfo* info, BodyBase* base) {
     }
     auto body = s.BodyData(row->body_id);
     if (!body) return body.error();
-    if (base != nullptr) *base = BodyBase{.body = row->body_id, .size = body->size()};
+    if (base != nullptr) {
+      auto hash = s.BodyHash(row->body_id);
+      if (!hash) return hash.error();
+      *base = BodyBase{.body = row->body_id, .size = body->size(), .hash = std::move(*hash)};
+    }
     if (info != nullptr) *info = std::move(row->info);
     return body;
   });
@@ -252,9 +256,9 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   WriteResult out;
   // Body ids of unversioned files' freed bodies can be handed out again, so
   // the size is compared too.
-  if (appended_to != nullptr && appended_to->body >= 0 &&
-      (appended_to->body != row->body_id || appended_to->size != row->info.size) &&
-      body.size() >= appended_to->size) {
+  const bool replaced = appended_to != nullptr && appended_to->body >= 0 &&
+                        (appended_to->body != row->body_id || appended_to->size != row->info.size);
+  if (replaced && body.size() >= appended_to->size) {
     // Another writer replaced the body these bytes were appended to: append
     // them to what it stored, as O_APPEND writes to one file would land.
     auto current = s.BodyData(row->body_id);
@@ -264,8 +268,15 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
     out.rebased = true;
     body = out.body;
   }
-  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount, &out));
-  out.base = BodyBase{.body = row->body_id, .size = body.size()};
+  // Bytes appended to the body the file still has begin with that body, whose
+  // hash the caller holds: the append is then recognised and hashed without
+  // touching the bytes before it (a large log grows at the cost of its new
+  // lines).
+  const BodyBase* prefix =
+      appended_to != nullptr && !replaced && body.size() >= appended_to->size ? appended_to
+                                                                               : nullptr;
+  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount,
+                                        &out, {}, prefix));
   std::string amended;
   if (out.new_version && out.seq > 1 && FromHex(amends, &amended) && amended.size() == kHashBytes) {
     GRAINSTORE_RETURN_IF_ERROR(s.MarkTransient(out.node.chain_id, out.seq - 1, amended));

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import areev, history, history_dir, memtool, wait_for
+from mount_util import areev, areev_path, history, history_dir, memtool, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -225,6 +225,60 @@ def test_appends_keep_every_version_and_store_only_the_new_bytes(mnt):
     assert deltas == 30
     assert stored == sum(len(expected[i]) - len(expected[i & (i - 1)]) for i in range(1, 31))
     assert whole == sum(len(e) for e in expected)
+
+
+def test_a_large_log_grows_by_its_new_lines_and_keeps_other_writes(mnt):
+    # Past the 4 MiB whose content the store keeps for its append check, an
+    # O_APPEND save is recognised as an append from the body the mount loaded
+    # or sealed, without its bytes read or hashed again. A write elsewhere in
+    # the file, by another handle or a truncate, must still reach the store.
+    p = mnt.path / "big.log"
+    expected = (b"x" * 99 + b"\n") * ((5 << 20) // 100)
+    p.write_bytes(expected)
+
+    def count(sql):
+        con = sqlite3.connect(f"file:{mnt.db}?mode=ro", uri=True)
+        try:
+            return con.execute(sql).fetchone()[0]
+        finally:
+            con.close()
+
+    def stored():
+        return subprocess.run([str(areev_path()), "--db", str(mnt.db), "--ns", mnt.ns, "cat",
+                               "/memories/big.log"], capture_output=True, check=True).stdout
+
+    for i in range(5):
+        with open(p, "ab") as f:
+            f.write(b"entry %d\n" % i)
+        expected += b"entry %d\n" % i
+    assert stored() == expected
+    assert count("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL") == 5
+    whole = count("SELECT count(*) FROM bodies WHERE base_id IS NULL")
+
+    # Another handle overwrites the first byte, and an appender's close seals
+    # that write with its own.
+    with open(p, "r+b") as b:
+        b.write(b"Z")
+        b.flush()
+        with open(p, "ab") as a:
+            a.write(b"after Z\n")
+    expected = b"Z" + expected[1:] + b"after Z\n"
+    assert p.read_bytes() == expected
+    assert stored() == expected
+    assert count("SELECT count(*) FROM bodies WHERE base_id IS NULL") > whole
+
+    # A truncate, then appends.
+    os.truncate(p, 3 << 20)
+    expected = expected[: 3 << 20]
+    for i in range(3):
+        with open(p, "ab") as f:
+            f.write(b"tail %d\n" % i)
+        expected += b"tail %d\n" % i
+    assert p.read_bytes() == expected
+    assert stored() == expected
+    # The write, five appends, the appender's close (with the "Z"), the
+    # truncate, three appends.
+    assert len(versions(mnt, "big.log")) == 1 + 5 + 1 + 1 + 3
 
 
 def test_echo_append(mnt):

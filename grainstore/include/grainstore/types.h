@@ -57,11 +57,13 @@ struct NodeInfo {
   std::string symlink_target;  // symlinks only
 };
 
-// Which body a file had when it was read (Store::ReadBody), to tell at a
-// later write whether another writer replaced it meanwhile.
+// Which body a file had when it was read (Store::ReadBody) or written
+// (WriteResult::base), to tell at a later write whether another writer
+// replaced it meanwhile, and what a write that only appended to it began with.
 struct BodyBase {
   std::int64_t body = -1;  // the store's body id (0: empty); -1: not known
   std::uint64_t size = 0;  // its length in bytes
+  std::string hash;        // its raw content hash; empty: not known
 };
 
 // One entry of a listing of a subtree (Store::ListTree).
