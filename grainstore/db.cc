@@ -613,11 +613,15 @@ Status Db::RunControl(const char* sql) {
   return Statement(db_, *stmt, &live_statements_).Run();
 }
 
-Status Db::Exec(const char* sql) {
-  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+Status Db::ReadyForUncachedStatement() {
   ReleaseInherited();
   SettleHeldRead(nullptr);
-  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
+  return db_ != nullptr ? Status::Ok() : Reconnect();
+}
+
+Status Db::Exec(const char* sql) {
+  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+  GRAINSTORE_RETURN_IF_ERROR(ReadyForUncachedStatement());
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (err != nullptr) sqlite3_free(err);
@@ -627,9 +631,7 @@ Status Db::Exec(const char* sql) {
 
 Result<std::int64_t> Db::QueryInt(const char* sql) {
   if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
-  ReleaseInherited();
-  SettleHeldRead(nullptr);
-  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
+  GRAINSTORE_RETURN_IF_ERROR(ReadyForUncachedStatement());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(rc, "the store");
@@ -653,9 +655,7 @@ void Db::SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration
 }
 
 Status Db::CheckpointPassive(bool* held_back) {
-  ReleaseInherited();
-  SettleHeldRead(nullptr);
-  if (db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(Reconnect());
+  GRAINSTORE_RETURN_IF_ERROR(ReadyForUncachedStatement());
   int log_frames = -1;
   int copied_frames = -1;
   int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,

@@ -253,6 +253,10 @@ class Db {
   // Opens the file again after a release; Ok while the connection is open.
   // IOError once closed by Close.
   Status Reconnect();
+  // Before a statement outside the statement cache (Exec, QueryInt, a
+  // checkpoint): releases inherited connections, ends a held read, and opens
+  // the connection again if a release closed it.
+  Status ReadyForUncachedStatement();
   // Closes the connection; with `unregister`, also leaves the registry of
   // open connections (false: the caller holds its lock and does that).
   void CloseConnection(bool unregister);

@@ -42,7 +42,6 @@ struct Arena {
   char* base = nullptr;
   char* end = nullptr;
   char* next = nullptr;  // first byte never handed out
-  char* asked = nullptr;  // the populator has been asked for everything below
   MemoryPopulator* populator = nullptr;
   std::vector<std::vector<void*>> free = std::vector<std::vector<void*>>(kClasses);
 };
@@ -71,14 +70,12 @@ char* RoundUpToHugePage(char* p) {
   return reinterpret_cast<char*>((a + kHugePage - 1) & ~(kHugePage - 1));
 }
 
-// With the arena's lock held, after `next` moved: what to ask the populator
-// for (the rest of the huge page `next` is in, and kPopulateAhead beyond),
-// or nullptr when that was asked already or is all in 4 KiB pages.
-char* PopulateTarget(Arena* arena) {
-  char* want = std::min(RoundUpToHugePage(arena->next) + kPopulateAhead, arena->end);
-  if (want <= arena->asked) return nullptr;
-  arena->asked = want;
-  return want;
+// With the arena's lock held, after `next` moved: what the populator should
+// have faulted in (the rest of the huge page `next` is in, and
+// kPopulateAhead beyond). Asking again for what it was asked already, or for
+// the arena's 4 KiB pages below where it starts, returns at once.
+char* PopulateTarget(const Arena* arena) {
+  return std::min(RoundUpToHugePage(arena->next) + kPopulateAhead, arena->end);
 }
 
 void* ArenaAlloc(std::size_t size) {
@@ -100,7 +97,7 @@ void* ArenaAlloc(std::size_t size) {
     g_arena->next += step;
     populate_to = PopulateTarget(g_arena);
   }
-  if (populate_to != nullptr) g_arena->populator->Request(populate_to);
+  g_arena->populator->Request(populate_to);
   return block;
 }
 
@@ -159,8 +156,8 @@ bool Install() {
   arena->base = base;
   arena->end = base + kArenaBytes;
   arena->next = base;
-  arena->asked = base + kSmallPagesBytes;  // below it, pages fault cheaply
-  arena->populator = new MemoryPopulator(arena->asked);  // leaked with the arena
+  // Below base + kSmallPagesBytes, pages fault cheaply: the populator starts there.
+  arena->populator = new MemoryPopulator(base + kSmallPagesBytes);  // leaked with the arena
   g_arena = arena;
   if (sqlite3_config(SQLITE_CONFIG_MALLOC, &kMethods) != SQLITE_OK) {
     g_arena = nullptr;  // SQLite is already running on its own allocator
