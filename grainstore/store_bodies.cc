@@ -11,11 +11,23 @@ namespace grainstore {
 namespace {
 
 // An append run is at most this long; the next append starts a new one with
-// a whole body. Run index i is stored as a delta on index i with its lowest
-// set bit cleared (a skip delta), so reading any body assembles at most
-// 1 + log2(kMaxRun) rows, and each delta holds the bytes appended since its
-// base: on average a few appends' worth, never a whole copy.
+// a whole body. Run index i is stored as a delta on DeltaBase(i), so reading
+// any body assembles at most 2 + log2(kMaxRun) rows, and each delta holds the
+// bytes appended since its base: on average a few appends' worth, never a
+// whole copy.
 constexpr std::size_t kMaxRun = 4096;
+
+// The run index that index i >= 1 is stored as a delta on: i with its lowest
+// set bit cleared (a skip delta), except that only index 1 builds on the
+// run's whole body, index 0, and the other powers of two build on index 1.
+// A delta holds a reference on its base, and SQLite rewrites a row whole to
+// count one: for a large log, one rewrite of its whole body per run rather
+// than one at every power of two.
+constexpr std::size_t DeltaBase(std::size_t i) {
+  const std::size_t skip = i & (i - 1);
+  return skip != 0 || i == 1 ? skip : 1;
+}
+static_assert(DeltaBase(1) == 0 && DeltaBase(2) == 1 && DeltaBase(4) == 1 && DeltaBase(6) == 4);
 // Below this size a file's body is always stored whole: the bytes a delta
 // would save are worth less than the extra row a read then assembles.
 constexpr std::size_t kMinDeltaBase = 2048;
@@ -57,7 +69,7 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body,
     }
     if (appended) {
       const std::size_t next = last->run.size();  // the new body's index in the run
-      const AppendBases::Version& base = last->run[next & (next - 1)];
+      const AppendBases::Version& base = last->run[DeltaBase(next)];
       auto stored = BodyHash(base.body_id);
       if (!stored) return stored.error();
       if (*stored == base.hash) {

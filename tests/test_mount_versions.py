@@ -221,9 +221,12 @@ def test_appends_keep_every_version_and_store_only_the_new_bytes(mnt):
         whole = con.execute("SELECT sum(size) FROM bodies").fetchone()[0]
     finally:
         con.close()
-    # Append i is stored as the bytes past append i & (i - 1) (a skip delta).
+    # Append i is stored as the bytes past append i & (i - 1) (a skip delta),
+    # or past append 1 for the powers of two from 2 on.
+    def base(i):
+        return i & (i - 1) if (i & (i - 1)) or i == 1 else 1
     assert deltas == 30
-    assert stored == sum(len(expected[i]) - len(expected[i & (i - 1)]) for i in range(1, 31))
+    assert stored == sum(len(expected[i]) - len(expected[base(i)]) for i in range(1, 31))
     assert whole == sum(len(e) for e in expected)
 
 
