@@ -16,6 +16,7 @@ GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@exam
                GIT_CONFIG_NOSYSTEM="1", HOME="/nonexistent")
 BIG = 64 << 20
 CHUNK = 1 << 20
+LOG = 32 << 20  # the large log of "append x1000 to 32MiB"
 TIMEOUT = 900
 
 
@@ -105,6 +106,35 @@ def append(root, st):
     return errs
 
 
+def big_log(root, st):
+    line = b"x" * 99 + b"\n"
+    with open(root / "big.log", "wb") as f:
+        f.write(line * (LOG // len(line)))
+
+
+def big_append(root, st):
+    # The append loop again, on a log that is already large: its cost should
+    # be the lines', not the file's.
+    p = root / "big.log"
+    errs = 0
+    start = p.stat().st_size
+    lines = [b"appended line %d\n" % k for k in range(1000)]
+    for line in lines:
+        try:
+            with open(p, "ab") as f:
+                f.write(line)
+        except OSError:
+            errs += 1
+    try:
+        with open(p, "rb") as f:
+            f.seek(start)
+            if f.read() != b"".join(lines):
+                errs += 1
+    except OSError:
+        errs += 1
+    return errs
+
+
 def sed_i(root, st):
     files = [str(p.relative_to(root)) for p in paths(root, st["n"])[:500]]
     errs, _ = sh(["sed", "-i", "s/^needle /pin /"] + files, root)
@@ -162,6 +192,7 @@ def plan(scale):
             ("read all", with_n(read_all), None), ("grep -r", with_n(grep_r), None),
             ("git add+commit", with_n(git_commit), git_init),
             ("git status", with_n(git_status), None), ("append x1000", with_n(append), None),
+            ("append x1000 to 32MiB", with_n(big_append), big_log),
             ("sed -i x500", with_n(sed_i), None), ("write 64MiB", with_n(seq_write), None),
             ("read 64MiB", with_n(seq_read), None)]
 
