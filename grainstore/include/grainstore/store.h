@@ -215,7 +215,10 @@ class Store {
   // file plus bytes appended to it (O_APPEND writes). If another writer has
   // replaced the file's body since, the appended bytes go after the current
   // body instead, in the same transaction, so neither write is lost; the
-  // result's `rebased` is then set and `body` is what was stored.
+  // result's `rebased` is then set and `body` is what was stored. While it is
+  // still the file's body, its hash (as ReadBody and WriteResult::base give
+  // it) stands for `body`'s first appended_to->size bytes: they are neither
+  // compared nor hashed again, so the caller must not have changed them.
   Result<WriteResult> WriteBody(NodeId id, std::string_view body,
                                 std::optional<std::int64_t> mtime_ns = std::nullopt,
                                 std::string_view amends = {},
