@@ -274,7 +274,6 @@ Status Db::Reconnect() {
   std::string path = std::move(reopen_path_);
   reopen_path_.clear();
   Status opened = reopen_ ? reopen_(this, path) : OpenAs(name, flags);
-  if (opened.ok() && reconnect_setup_) opened = reconnect_setup_(this);
   if (!opened.ok()) {
     Close();
     reopen_path_ = std::move(path);  // the next statement tries again

@@ -142,17 +142,15 @@ class Db {
   // with such a record left the child would take no lock, for that
   // connection or for any new one to the file, and a parent that closed
   // first would delete the WAL the child writes. The next statement opens
-  // the file again by its absolute path, never creating it, and runs the
-  // setup given to SetReconnectSetup. A snapshot holds no locks and is kept.
-  // Done on first use, not in the fork handler, so that a child that only
-  // execs another program pays nothing. Every Db's owner must keep it idle
-  // across fork() (a Store does: fork_guard.h).
-  // What a connection opened again after a fork() runs first.
-  using ReconnectSetup = std::function<Status(Db*)>;
-  void SetReconnectSetup(ReconnectSetup setup) { reconnect_setup_ = std::move(setup); }
+  // the file again by its absolute path, never creating it: through the
+  // hook given to SetReopen, else with the flags of its first open. A
+  // snapshot holds no locks and is kept. Done on first use, not in the fork
+  // handler, so that a child that only execs another program pays nothing.
+  // Every Db's owner must keep it idle across fork() (a Store does:
+  // fork_guard.h).
   // How a connection is opened again after a fork(), given the absolute
-  // path, instead of with the flags of its first open (for a store opened
-  // read-only, whose open depends on whether a writer has it open then).
+  // path: the open (which, for a store opened read-only, depends on whether
+  // a writer has it open then) and the connection's setup.
   using Reopen = std::function<Status(Db*, const std::string&)>;
   void SetReopen(Reopen reopen) { reopen_ = std::move(reopen); }
   // True after OpenSnapshot.
@@ -275,7 +273,6 @@ class Db {
   std::string uri_query_;     // the URI parameter of a read-only open, "" otherwise
   std::string reopen_path_;   // the absolute path a release closed ("" if none)
   bool released_read_only_ = false;  // whether the connection a release closed was read-only
-  ReconnectSetup reconnect_setup_;
   Reopen reopen_;
   std::string snapshot_why_;  // set by OpenSnapshot
   int snapshot_errno_ = 0;    // set by OpenSnapshot

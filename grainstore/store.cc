@@ -280,13 +280,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   impl->checkpointer->Attach(&impl->db);
   impl->read_releaser = std::make_unique<ReadReleaser>(&impl->mu, &impl->db);
   impl->read_releaser->Attach();
-  if (ReadOnlyForUser(path)) {
-    // As above: a snapshot while no process has the store open.
-    impl->db.SetReopen([](Db* db, const std::string& absolute) {
-      return OpenForReader(db, absolute);
-    });
-  }
-  impl->db.SetReconnectSetup([busy, options](Db* db) {
+  // Opened again after a fork() as above (for a user who may only read, a
+  // snapshot while no process has the store open), never created.
+  impl->db.SetReopen([reader = ReadOnlyForUser(path), busy, options](Db* db,
+                                                                      const std::string& absolute) {
+    GRAINSTORE_RETURN_IF_ERROR(reader ? OpenForReader(db, absolute) : db->Open(absolute, false));
     GRAINSTORE_RETURN_IF_ERROR(db->Exec(busy.c_str()));
     return ConfigureConnection(db, options);
   });
