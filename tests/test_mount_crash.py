@@ -32,7 +32,12 @@ while True:
 def test_kill9_under_writers_then_remount(tmp_path):
     db = tmp_path / "agent.db"
     m = Mount(db, tmp_path / "mnt").start()
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(m.path), str(k)],
+    # The writers work in a directory of the mount: once auto_unmount has
+    # taken the dead mount away, their next create fails (ENOENT) instead of
+    # landing in the bare mountpoint directory, where it would count as
+    # acknowledged and then be hidden by the remount.
+    (m.path / "w").mkdir()
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(m.path / "w"), str(k)],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
                for k in range(3)]
     time.sleep(1.5)
@@ -50,6 +55,7 @@ def test_kill9_under_writers_then_remount(tmp_path):
     # auto_unmount removes the dead mount (fusermount3 notices the daemon's
     # end; on a loaded machine that can take a moment)
     assert wait_for(lambda: not mounted(m.path), timeout=10.0)
+    assert not any(m.path.iterdir()), "a writer wrote into the bare mountpoint"
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
@@ -60,9 +66,9 @@ def test_kill9_under_writers_then_remount(tmp_path):
             name = os.path.basename(p)
             idx, i = name[1:-3].split("-")
             expected = f"writer {idx} file {int(i)}\n" * 50
-            assert (m2.path / name).read_text() == expected, name
+            assert (m2.path / "w" / name).read_text() == expected, name
         sample = os.path.basename(acked[0])
-        assert areev(db, "cat", "/memories/" + sample).stdout.startswith("writer ")
+        assert areev(db, "cat", "/memories/w/" + sample).stdout.startswith("writer ")
         (m2.path / "after.md").write_text("alive")
         assert (m2.path / "after.md").read_text() == "alive"
     finally:
