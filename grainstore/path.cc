@@ -47,7 +47,7 @@ Status TooLongError(std::string_view raw) {
 
 }  // namespace
 
-Result<MemoryPath> ParseMemoryPath(std::string_view raw) {
+Result<MemoryPath> ParseMemoryPath(std::string_view raw, TooLong policy) {
   // C4: a plain prefix test on the raw string.
   if (raw.substr(0, kMemoriesRoot.size()) != kMemoriesRoot) {
     std::string msg = "Path must start with /memories, got: ";
@@ -82,7 +82,8 @@ Result<MemoryPath> ParseMemoryPath(std::string_view raw) {
     path.key.append(segment);
     path.segments.emplace_back(segment);
   }
-  if (too_long) return TooLongError(raw);
+  if (too_long && policy == TooLong::kRefuse) return TooLongError(raw);
+  path.too_long = too_long;
   return path;
 }
 

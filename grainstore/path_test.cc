@@ -102,6 +102,37 @@ TEST(ParseMemoryPathTest, InvalidPathsGiveContractMessages) {
   }
 }
 
+// TooLong::kMark returns an over-long path marked, built only up to the
+// segment that passes a limit, and never as the root.
+TEST(ParseMemoryPathTest, MarkedOverLongPaths) {
+  const std::string long_name = "/memories/a/" + std::string(kMaxNameBytes + 1, 'n') + "/b";
+  Result<MemoryPath> marked = ParseMemoryPath(long_name, TooLong::kMark);
+  ASSERT_TRUE(marked.has_value());
+  EXPECT_TRUE(marked->too_long);
+  EXPECT_EQ(marked->key, "/memories/a");
+  EXPECT_FALSE(marked->is_root());
+  Result<MemoryPath> at_root =
+      ParseMemoryPath("/memories/" + std::string(kMaxNameBytes + 1, 'n'), TooLong::kMark);
+  ASSERT_TRUE(at_root.has_value());
+  EXPECT_TRUE(at_root->too_long);
+  EXPECT_EQ(at_root->key, "/memories");
+  EXPECT_FALSE(at_root->is_root());
+
+  std::string deep = "/memories";
+  for (int i = 0; i < 5000; ++i) deep += "/d";
+  Result<MemoryPath> too_deep = ParseMemoryPath(deep, TooLong::kMark);
+  ASSERT_TRUE(too_deep.has_value());
+  EXPECT_TRUE(too_deep->too_long);
+  EXPECT_LE(too_deep->key.size(), kMaxKeyBytes);
+  EXPECT_EQ(too_deep->segments.size(), (kMaxKeyBytes - kMemoriesRoot.size()) / 2);
+
+  Result<MemoryPath> fits = ParseMemoryPath("/memories/a", TooLong::kMark);
+  ASSERT_TRUE(fits.has_value());
+  EXPECT_FALSE(fits->too_long);
+  // ".." anywhere is still an escape.
+  EXPECT_FALSE(ParseMemoryPath(deep + "/..", TooLong::kMark).has_value());
+}
+
 TEST(ParseMemoryPathTest, LengthLimits) {
   const std::string max_name(kMaxNameBytes, 'n');
   EXPECT_TRUE(ParseMemoryPath("/memories/" + max_name).has_value());

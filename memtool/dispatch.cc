@@ -56,7 +56,11 @@ std::optional<internal::ViewRange> ParseViewRange(const json& doc) {
 
 // Validates a path argument; on failure fills `error` with the C4-C7 message.
 std::optional<internal::PathArg> ParsePath(const std::string& raw, ToolResult* error) {
-  grainstore::Result<grainstore::MemoryPath> parsed = grainstore::ParseMemoryPath(raw);
+  // A path over the store's length limits is not an error of its own here:
+  // nothing can exist there, so each command answers with its contract message
+  // for a missing path, and only a write that would make it says it is too long.
+  grainstore::Result<grainstore::MemoryPath> parsed =
+      grainstore::ParseMemoryPath(raw, grainstore::TooLong::kMark);
   if (!parsed.has_value()) {
     *error = Failure(parsed.error().message());
     return std::nullopt;

@@ -124,7 +124,7 @@ Status ReplaceOnce(const PathArg& p, std::string_view old_str, std::string_view 
 // command's missing-file message.
 template <typename EditBody>
 ToolResult RunEdit(const Target& t, const PathArg& p, const std::string& not_exist, EditBody edit) {
-  if (p.path.is_root()) return Failure(not_exist);
+  if (p.path.is_root() || p.path.too_long) return Failure(not_exist);
   EditOutcome outcome;
   grainstore::Result<grainstore::WriteResult> written =
       t.store->EditFile(t.ns, p.path.key, [&](std::string_view current, std::string* next) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "grainstore/path.h"
 #include "test_store.h"
 
 namespace memtool {
@@ -122,6 +123,44 @@ TEST_F(MemoryToolTest, DeepPathIsRejectedWithoutWriting) {
   EXPECT_TRUE(result.is_error);
   EXPECT_EQ(result.message, "Path " + deep + "/f.txt is too long");
   EXPECT_EQ(ViewRoot(), kEmptyRoot);
+}
+
+// The store's length limits are not the contract's: a path past them cannot
+// exist, so reads, edits, deletes and a rename from it answer as for any
+// missing path, and only a write that would make it is refused as too long.
+TEST_F(MemoryToolTest, AnOverLongPathIsMissingForEverythingButAWrite) {
+  const std::string name = "/memories/" + std::string(256, 'n');
+  std::string deep = "/memories";
+  while (deep.size() <= grainstore::kMaxKeyBytes) deep += "/dir";
+  ASSERT_FALSE(Run({{"command", "create"}, {"path", "/memories/f.txt"}, {"file_text", "x\n"}})
+                   .is_error);
+  for (const std::string& p : {name, deep}) {
+    EXPECT_EQ(Run({{"command", "view"}, {"path", p}}).content,
+              "Error: The path " + p + " does not exist. Please provide a valid path.");
+    EXPECT_EQ(Run({{"command", "str_replace"}, {"path", p}, {"old_str", "x"}}).content,
+              "Error: The path " + p + " does not exist. Please provide a valid path.");
+    EXPECT_EQ(Run({{"command", "insert"}, {"path", p}, {"insert_line", 0}, {"insert_text", "y"}})
+                  .content,
+              "Error: The path " + p + " does not exist");
+    EXPECT_EQ(Run({{"command", "delete"}, {"path", p}}).content,
+              "Error: The path " + p + " does not exist");
+    EXPECT_EQ(Run({{"command", "rename"}, {"old_path", p}, {"new_path", "/memories/g.txt"}}).content,
+              "Error: The path " + p + " does not exist");
+    // C19's order still holds: a taken destination comes before the missing source.
+    EXPECT_EQ(Run({{"command", "rename"}, {"old_path", p}, {"new_path", "/memories/f.txt"}}).content,
+              "Error: The destination /memories/f.txt already exists");
+    EXPECT_EQ(Run({{"command", "rename"}, {"old_path", "/memories/none"}, {"new_path", p}}).content,
+              "Error: The path /memories/none does not exist");
+    EXPECT_EQ(Run({{"command", "rename"}, {"old_path", "/memories/f.txt"}, {"new_path", p}}).content,
+              "Error: Path " + p + " is too long");
+    EXPECT_EQ(Run({{"command", "create"}, {"path", p}, {"file_text", "y"}}).content,
+              "Error: Path " + p + " is too long");
+    // ".." after the limit is still an escape, not a missing path.
+    EXPECT_EQ(Run({{"command", "view"}, {"path", p + "/.."}}).content,
+              "Error: Path " + p + "/.. would escape /memories directory");
+  }
+  EXPECT_EQ(ViewRoot(), "Here're the files and directories up to 2 levels deep in /memories, "
+                        "excluding hidden items and node_modules:\n4K\t/memories\n2B\t/memories/f.txt");
 }
 
 // Path rules apply to each path argument before anything after it is read

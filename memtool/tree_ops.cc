@@ -40,6 +40,7 @@ Presence Probe(const Target& t, std::string_view key, grainstore::Status* failur
 ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text) {
   const std::string exists = Join("File ", p.raw, " already exists");
   if (p.path.is_root()) return Failure(exists);
+  if (p.path.too_long) return Failure(TooLongMessage(p.raw));
   if (file_text.size() > grainstore::Limits::kMaxBodyBytes) return Failure(TooLargeMessage(p.raw));
   grainstore::Result<grainstore::WriteResult> written =
       t.store->PutFile(t.ns, p.path.key, file_text);
@@ -60,6 +61,7 @@ ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text)
 ToolResult Delete(const Target& t, const PathArg& p) {
   if (p.path.is_root()) return Failure("Cannot delete the /memories directory itself");
   const std::string not_exist = Join("The path ", p.raw, " does not exist");
+  if (p.path.too_long) return Failure(not_exist);
   grainstore::Status failure;
   const Presence presence = Probe(t, p.path.key, &failure);
   if (presence == Presence::kFailed) return StorageFailure(p.raw, failure);
@@ -75,13 +77,18 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
   if (from.path.is_root()) return Failure("Cannot rename the /memories directory itself");
   const std::string dest_exists = Join("The destination ", to.raw, " already exists");
   grainstore::Status failure;
-  const Presence dest = to.path.is_root() ? Presence::kPresent : Probe(t, to.path.key, &failure);
+  const Presence dest = to.path.is_root()   ? Presence::kPresent
+                        : to.path.too_long ? Presence::kAbsent
+                                           : Probe(t, to.path.key, &failure);
   if (dest == Presence::kFailed) return StorageFailure(to.raw, failure);
   if (dest == Presence::kPresent) return Failure(dest_exists);
   const std::string not_exist = Join("The path ", from.raw, " does not exist");
-  const Presence source = Probe(t, from.path.key, &failure);
+  const Presence source =
+      from.path.too_long ? Presence::kAbsent : Probe(t, from.path.key, &failure);
   if (source == Presence::kFailed) return StorageFailure(from.raw, failure);
   if (source == Presence::kAbsent) return Failure(not_exist);
+  // Beyond the contract: the destination passes the store's length limits.
+  if (to.path.too_long) return Failure(TooLongMessage(to.raw));
   const std::string into_self =
       Join(Join("Cannot rename ", from.raw, " to a subdirectory of itself, "), to.raw);
   if (grainstore::IsStrictlyInside(to.path.key, from.path.key)) return Failure(into_self);
@@ -102,7 +109,7 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
       return Failure(into_self);
     case StatusCode::kNameTooLong:
       // The destination fits, but a path under the moved directory would not.
-      return Failure(Join("Path ", to.raw, " is too long"));
+      return Failure(TooLongMessage(to.raw));
     default:
       return StorageFailure(from.raw, renamed);
   }

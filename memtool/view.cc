@@ -108,6 +108,7 @@ ToolResult MissingOrFailure(std::string_view raw, const grainstore::Status& stat
 }  // namespace
 
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range) {
+  if (p.path.too_long) return NotExist(p.raw);  // nothing that long is ever stored
   // Files are most views: read the body alone, and the node only when the
   // key names something else (the root always is a directory).
   if (!p.path.is_root()) {

@@ -25,8 +25,17 @@ inline constexpr std::size_t kMaxKeyBytes = 4096;
 struct MemoryPath {
   std::string key;                    // "/memories" or "/memories/a/b.txt"
   std::vector<std::string> segments;  // {"a", "b.txt"}; empty for the root
-  bool is_root() const { return segments.empty(); }
+  // Set only by TooLong::kMark: the path passes kMaxKeyBytes or has a segment
+  // over kMaxNameBytes. `key` and `segments` then stop before the segment
+  // that passes the limit, so no such path can be stored or found.
+  bool too_long = false;
+  bool is_root() const { return segments.empty() && !too_long; }
 };
+
+// What ParseMemoryPath does with a path over the length limits, which the
+// contract does not have: refuse it, or return it marked `too_long` (the
+// memory tool's reads answer such a path as one that does not exist).
+enum class TooLong { kRefuse, kMark };
 
 // Parses a raw path exactly as contract C4-C8 say. On failure the Status is
 // InvalidArgument and its message is the contract's message text, without the
@@ -36,7 +45,8 @@ struct MemoryPath {
 // plus, beyond the contract, for over-long input (key > kMaxKeyBytes or a
 // segment > kMaxNameBytes):
 //   "Path {raw} is too long"
-Result<MemoryPath> ParseMemoryPath(std::string_view raw);
+// unless `too_long` is TooLong::kMark.
+Result<MemoryPath> ParseMemoryPath(std::string_view raw, TooLong too_long = TooLong::kRefuse);
 
 // Strict UTF-8: no overlong forms, surrogates or code points past U+10FFFF.
 bool IsValidUtf8(std::string_view s);
