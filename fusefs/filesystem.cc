@@ -129,7 +129,13 @@ void Filesystem::MakeEntry(const NodeInfo& node, fuse_entry_param* entry) {
 
 Status Filesystem::LoadLocked(Inode& inode) {
   if (inode.loaded) return Status::Ok();
-  if (inode.unlinked) {  // the body went with the node; nothing to read
+  if (inode.unlinked) {
+    // Replaced or deleted before this inode's content was read, or after a
+    // change by another process dropped it (an open can race the rename that
+    // replaces the file, and the poller can drop what the rename loaded): the
+    // node is gone, so a handle reads the file's last version, as open
+    // handles of a deleted file do. An unversioned file has none: empty.
+    coherence_->LoadDeletedLocked(inode);
     inode.loaded = true;
     return Status::Ok();
   }
