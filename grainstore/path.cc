@@ -38,14 +38,14 @@ Status EscapeError(std::string_view raw) {
   return Status::InvalidArgument(std::move(msg));
 }
 
-Status TooLongError(std::string_view raw) {
+}  // namespace
+
+std::string TooLongPathMessage(std::string_view raw) {
   std::string msg = "Path ";
   msg.append(raw);
   msg.append(" is too long");
-  return Status::InvalidArgument(std::move(msg));
+  return msg;
 }
-
-}  // namespace
 
 Result<MemoryPath> ParseMemoryPath(std::string_view raw, TooLong policy) {
   // C4: a plain prefix test on the raw string.
@@ -82,7 +82,7 @@ Result<MemoryPath> ParseMemoryPath(std::string_view raw, TooLong policy) {
     path.key.append(segment);
     path.segments.emplace_back(segment);
   }
-  if (too_long && policy == TooLong::kRefuse) return TooLongError(raw);
+  if (too_long && policy == TooLong::kRefuse) return Status::InvalidArgument(TooLongPathMessage(raw));
   path.too_long = too_long;
   return path;
 }

@@ -49,9 +49,6 @@ ToolResult StorageFailure(std::string_view raw, const grainstore::Status& status
 // The message for a body above grainstore::Limits::kMaxBodyBytes.
 std::string TooLargeMessage(std::string_view raw);
 
-// "Path {raw} is too long": a write to a path over the store's length limits.
-std::string TooLongMessage(std::string_view raw);
-
 ToolResult View(const Target& t, const PathArg& p, const std::optional<ViewRange>& range);
 ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text);
 ToolResult StrReplace(const Target& t, const PathArg& p, std::string_view old_str,

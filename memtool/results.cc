@@ -51,13 +51,6 @@ std::string TooLargeMessage(std::string_view raw) {
   return msg;
 }
 
-std::string TooLongMessage(std::string_view raw) {
-  std::string msg = "Path ";
-  msg.append(raw);
-  msg.append(" is too long");
-  return msg;
-}
-
 }  // namespace internal
 
 std::string ToJsonLine(const ToolResult& result) {

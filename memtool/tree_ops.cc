@@ -40,7 +40,7 @@ Presence Probe(const Target& t, std::string_view key, grainstore::Status* failur
 ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text) {
   const std::string exists = Join("File ", p.raw, " already exists");
   if (p.path.is_root()) return Failure(exists);
-  if (p.path.too_long) return Failure(TooLongMessage(p.raw));
+  if (p.path.too_long) return Failure(grainstore::TooLongPathMessage(p.raw));
   if (file_text.size() > grainstore::Limits::kMaxBodyBytes) return Failure(TooLargeMessage(p.raw));
   grainstore::Result<grainstore::WriteResult> written =
       t.store->PutFile(t.ns, p.path.key, file_text);
@@ -88,7 +88,7 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
   if (source == Presence::kFailed) return StorageFailure(from.raw, failure);
   if (source == Presence::kAbsent) return Failure(not_exist);
   // Beyond the contract: the destination passes the store's length limits.
-  if (to.path.too_long) return Failure(TooLongMessage(to.raw));
+  if (to.path.too_long) return Failure(grainstore::TooLongPathMessage(to.raw));
   const std::string into_self =
       Join(Join("Cannot rename ", from.raw, " to a subdirectory of itself, "), to.raw);
   if (grainstore::IsStrictlyInside(to.path.key, from.path.key)) return Failure(into_self);
@@ -109,7 +109,7 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
       return Failure(into_self);
     case StatusCode::kNameTooLong:
       // The destination fits, but a path under the moved directory would not.
-      return Failure(TooLongMessage(to.raw));
+      return Failure(grainstore::TooLongPathMessage(to.raw));
     default:
       return StorageFailure(from.raw, renamed);
   }

@@ -48,6 +48,10 @@ enum class TooLong { kRefuse, kMark };
 // unless `too_long` is TooLong::kMark.
 Result<MemoryPath> ParseMemoryPath(std::string_view raw, TooLong too_long = TooLong::kRefuse);
 
+// "Path {raw} is too long": the one text for a path over the length limits,
+// used by ParseMemoryPath and by the memory tool's writes to a marked path.
+std::string TooLongPathMessage(std::string_view raw);
+
 // Strict UTF-8: no overlong forms, surrogates or code points past U+10FFFF.
 bool IsValidUtf8(std::string_view s);
 
