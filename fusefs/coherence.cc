@@ -12,7 +12,7 @@ namespace fusefs {
 namespace {
 
 // Sends opens that reach `inode` back to look its name up again for a while
-// (OpOpen): another process deleted it or moved it away.
+// (OpOpen): its node was deleted or moved away.
 void MarkNameStale(Inode& inode) { inode.name_stale_until_ns = NowNs() + kStaleNameNs; }
 
 }  // namespace
@@ -147,8 +147,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     if (inode->handles > 0 && !inode->loaded && inode->info.kind == NodeKind::kFile) {
       LoadDeletedLocked(*inode);
     }
-    if (!inode->unlinked) MarkNameStale(*inode);
-    inode->unlinked = true;
+    NodeGoneLocked(*inode);
     if (inode->handles == 0) {
       inode->Unload();
       inode->dirty = false;
@@ -168,18 +167,29 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
   pending_.push_back({false, fs_->ToFuse(id), {}});
 }
 
+void Coherence::NodeGoneLocked(Inode& inode) {
+  if (!inode.unlinked) MarkNameStale(inode);
+  inode.unlinked = true;
+}
+
 void Coherence::LoadDeletedLocked(Inode& inode) {
-  // A deleted file's versions stay readable until purged; the last one is
-  // what the handles were showing. Found by the inode's chain, not its path:
-  // by the time this runs the path may name another file.
+  // A deleted file's versions stay readable until purged. The one to read is
+  // the body the inode last showed (the size the kernel holds is that
+  // body's): a file replaced by a rename has a chain that goes on in the
+  // node that replaced it, so the chain's last version may be the new file.
+  // Found by chain and body id, not path: the path may name another file.
   if (inode.info.chain_id == 0) return;  // unversioned: no body outlives the node
-  auto versions = fs_->store().ChainVersions(inode.info.chain_id);
-  if (!versions || versions->empty() || versions->back().purged) return;
-  const grainstore::VersionInfo& last = versions->back();
-  // By grain id within the chain at the version's path: if that path now
-  // holds another chain, nothing is read rather than another file's body.
-  auto body = fs_->store().ReadVersion(fs_->ns(), last.subject, last.grain_id);
-  if (!body) return;
+  auto body = fs_->store().ReadChainBody(inode.info.chain_id, inode.info.body_id);
+  if (!body) {
+    // Coalesced away or purged: the chain's last version, if it has one.
+    auto versions = fs_->store().ChainVersions(inode.info.chain_id);
+    if (!versions || versions->empty() || versions->back().purged) return;
+    const grainstore::VersionInfo& last = versions->back();
+    // By grain id within the chain at the version's path: if that path now
+    // holds another chain, nothing is read rather than another file's body.
+    body = fs_->store().ReadVersion(fs_->ns(), last.subject, last.grain_id);
+    if (!body) return;
+  }
   inode.data = std::move(body).value();
   inode.loaded = true;
   inode.NoteClean(grainstore::BodyBase{});  // not the node's body: nothing to append to

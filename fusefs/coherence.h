@@ -46,6 +46,11 @@ class Coherence {
   // handles open on it, or opened on it since through a descriptor that
   // outlived its name (the inode's mutex held).
   void LoadDeletedLocked(Inode& inode);
+  // Marks an inode whose node the store no longer has (deleted or replaced,
+  // by any process; node ids are never reused) unlinked, and sends opens
+  // that reach it through an old name back to look it up again (the inode's
+  // mutex held).
+  void NodeGoneLocked(Inode& inode);
 
  private:
   struct Notice {

@@ -133,8 +133,9 @@ Status Filesystem::LoadLocked(Inode& inode) {
     // Replaced or deleted before this inode's content was read, or after a
     // change by another process dropped it (an open can race the rename that
     // replaces the file, and the poller can drop what the rename loaded): the
-    // node is gone, so a handle reads the file's last version, as open
-    // handles of a deleted file do. An unversioned file has none: empty.
+    // node is gone, so a handle reads the body the inode last showed (the
+    // size the kernel holds is that body's), as open handles of a deleted
+    // file do. An unversioned file has none: empty.
     coherence_->LoadDeletedLocked(inode);
     inode.loaded = true;
     return Status::Ok();
@@ -144,6 +145,15 @@ Status Filesystem::LoadLocked(Inode& inode) {
   NodeInfo node;
   grainstore::BodyBase base;
   auto body = store_->ReadBody(inode.info.id, &node, &base);
+  if (!body && body.error().IsNotFound()) {
+    // The node is gone: replaced or deleted by a rename or unlink through
+    // the mount that has not marked this inode yet, or by another process
+    // not caught up yet. Handles read the body it last showed, as above.
+    coherence_->NodeGoneLocked(inode);
+    coherence_->LoadDeletedLocked(inode);
+    inode.loaded = true;
+    return Status::Ok();
+  }
   if (!body) return body.error();
   if (node.size != inode.info.size || node.mtime_ns != inode.info.mtime_ns) {
     inode.stale_pages = true;  // what the kernel holds is older: the next open drops it

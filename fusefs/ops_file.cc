@@ -239,18 +239,14 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     Status loaded;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      {
-        std::lock_guard<std::mutex> lock(inode->mu);
-        loaded = fs.LoadLocked(*inode);
-        if (loaded.ok() && static_cast<std::size_t>(off) < inode->data.size()) {
-          chunk = inode->data.substr(off, size);
-        }
+    {
+      // A file deleted or replaced before this handle read anything reads
+      // the body it last showed (Filesystem::LoadLocked).
+      std::lock_guard<std::mutex> lock(inode->mu);
+      loaded = fs.LoadLocked(*inode);
+      if (loaded.ok() && static_cast<std::size_t>(off) < inode->data.size()) {
+        chunk = inode->data.substr(off, size);
       }
-      // Deleted by another process before this handle read anything: once
-      // the deletion is caught up, the handle reads the file's last version.
-      if (!loaded.IsNotFound() || attempt == 1) break;
-      fs.coherence().CatchUp();
     }
     if (!loaded.ok()) return (void)fuse_reply_err(req, FailureErrno("read", loaded));
     fuse_reply_buf(req, chunk.data(), chunk.size());

@@ -48,7 +48,7 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body,
   // body's hash goes on from there, so no byte is hashed twice.
   std::size_t hashed = 0;
   // (Runs only start at kMinDeltaBase bytes: KeepSealedBody keeps no smaller.)
-  if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
+  if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.info.body_id &&
       last->run.size() < kMaxRun && body.size() > last->run.back().size) {
     // Whether body begins with the newest body of the run: known when the
     // caller vouches for a prefix with that body's size and hash (the mount's
@@ -92,7 +92,7 @@ void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool
   if (!inserted) {
     // Content already stored: the head's own body (nothing changed), or a
     // body outside any run this Store knows, which is not built upon.
-    if (body_id != before.body_id) append_bases.Forget(before.info.id);
+    if (body_id != before.info.body_id) append_bases.Forget(before.info.id);
     return;
   }
   if (body.size() < kMinDeltaBase) {  // never built upon: not worth a copy

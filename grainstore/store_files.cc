@@ -31,8 +31,8 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     // unversioned (a temp or backup name, a file under .git/) becomes a
     // versioned one, its content so far the first version.
     n.versioning = Versioning::kVersioned;
-    if (node->body_id != 0) {
-      auto current = BodyData(node->body_id);
+    if (node->info.body_id != 0) {
+      auto current = BodyData(node->info.body_id);
       if (!current) return current.error();
       if (*current != body) {
         WriteResult first;
@@ -61,7 +61,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   if (n.versioning == Versioning::kUnversioned) {
     GRAINSTORE_RETURN_IF_ERROR(
         UpdateNodeContent(before, *body_id, body.size(), 0, n.versioning, mtime, now));
-    if (before.body_id != *body_id) {
+    if (before.info.body_id != *body_id) {
       GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "write", n.key, "", n.id, 0, "", now));
     }
   } else {
@@ -111,7 +111,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     GRAINSTORE_RETURN_IF_ERROR(
         UpdateNodeContent(before, *body_id, body.size(), chain.id, n.versioning, mtime, now));
   }
-  node->body_id = *body_id;
+  node->info.body_id = *body_id;
   n.size = body.size();
   n.mtime_ns = mtime;
   n.ctime_ns = now;
@@ -286,7 +286,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       if (d.info.kind != NodeKind::kFile || d.info.chain_id == 0) continue;
       std::string sub = new_key + d.info.key.substr(old_key.size());
       GRAINSTORE_RETURN_IF_ERROR(
-          AppendRenameGrain(this, d.info.chain_id, sub, d.body_id, d.info.size, now));
+          AppendRenameGrain(this, d.info.chain_id, sub, d.info.body_id, d.info.size, now));
     }
   } else if (n.kind == NodeKind::kFile) {
     const bool was_versioned = n.versioning == Versioning::kVersioned;
@@ -313,9 +313,9 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
         // node holds its body as a chainless node does
         // (SealBody hands that reference back), so discarding the chain
         // cannot free the body, nor its id be reused under the seal.
-        auto body = BodyData(src->body_id);
+        auto body = BodyData(src->info.body_id);
         if (!body) return body.error();
-        GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->body_id, 1));
+        GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->info.body_id, 1));
         GRAINSTORE_RETURN_IF_ERROR(DiscardChain(**young));
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, new_key, n.id, 0, "", now));
         n.chain_id = 0;
@@ -329,7 +329,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     if (copy_in_place) {
       // Sealed above.
     } else if (moves_chain) {
-      GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->body_id,
+      GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->info.body_id,
                                                    n.size, now, &logged_grain));
     } else if (was_versioned && !now_versioned) {
       // Moved to a temp/backup name: the path is vacated, its chain revivable;
@@ -350,7 +350,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       n.chain_id = 0;
       n.versioning = Versioning::kUnversioned;
       // The node takes its own reference on the body before the chain's go.
-      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(before, src->body_id, n.size, 0,
+      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(before, src->info.body_id, n.size, 0,
                                                    n.versioning, n.mtime_ns, now));
       if (discarded) {
         GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*discarded));
@@ -358,7 +358,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       }
     } else if (!was_versioned && now_versioned) {
       n.versioning = Versioning::kVersioned;
-      auto body = BodyData(src->body_id);
+      auto body = BodyData(src->info.body_id);
       if (!body) return body.error();
       GRAINSTORE_RETURN_IF_ERROR(log_rename());
       WriteResult ignored;

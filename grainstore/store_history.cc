@@ -260,6 +260,28 @@ Result<std::string> Store::ReadChainVersion(ChainId chain, std::string_view subj
   return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
 }
 
+Result<std::string> Store::ReadChainBody(ChainId chain, std::int64_t body_id) {
+  // From the newest version back: the body sought is nearly always one of
+  // the last few.
+  static constexpr char kHeld[] =
+      "SELECT 1 FROM grains WHERE chain_id = ? AND body_id = ? ORDER BY seq DESC LIMIT 1";
+  if (body_id == 0) return std::string();
+  std::lock_guard lock(impl_->mu);
+  StoreImpl& s = *impl_;
+  return s.InRead([&]() -> Result<std::string> {
+    auto st = s.db.Prepare(kHeld);
+    if (!st) return st.error();
+    st->BindInt64(1, static_cast<std::int64_t>(chain));
+    st->BindInt64(2, body_id);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) {
+      return Status::NotFound(fmt::format("no version of chain {} holds body {}", chain, body_id));
+    }
+    return s.BodyData(body_id);
+  });
+}
+
 Result<VersionInfo> Store::FindVersion(NsId ns, std::string_view subject,
                                        std::string_view version, std::string_view relation) {
   std::lock_guard lock(impl_->mu);

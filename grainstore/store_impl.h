@@ -35,7 +35,6 @@ extern const char kTreeSql[];
 // A node as stored: the public NodeInfo plus its body row.
 struct NodeRow {
   NodeInfo info;
-  std::int64_t body_id = 0;  // 0: empty body / none
 };
 
 struct ChainRow {

@@ -133,7 +133,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       // Rename over an existing file: the target's chain continues with the
       // moved content; the moved node (and its st_ino) takes the target's place.
       // Read the body first: retiring a young chain may drop its last reference.
-      auto body = s.BodyData(src->body_id);
+      auto body = s.BodyData(src->info.body_id);
       if (!body) return body.error();
       GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate, dst->info.key));
       // The new version derives from the source's last one, unless the
@@ -171,7 +171,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
       if (src_before.info.chain_id == 0) {
-        GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(src_before.body_id, -1));
+        GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(src_before.info.body_id, -1));
       }
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
@@ -227,12 +227,12 @@ Result<std::string> Store::ReadBody(NodeId id, NodeInfo* info, BodyBase* base) {
     if (row->info.kind != NodeKind::kFile) {
       return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
     }
-    auto body = s.BodyData(row->body_id);
+    auto body = s.BodyData(row->info.body_id);
     if (!body) return body.error();
     if (base != nullptr) {
-      auto hash = s.BodyHash(row->body_id);
+      auto hash = s.BodyHash(row->info.body_id);
       if (!hash) return hash.error();
-      *base = BodyBase{.body = row->body_id, .size = body->size(), .hash = std::move(*hash)};
+      *base = BodyBase{.body = row->info.body_id, .size = body->size(), .hash = std::move(*hash)};
     }
     if (info != nullptr) *info = std::move(row->info);
     return body;
@@ -257,11 +257,11 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   // Body ids of unversioned files' freed bodies can be handed out again, so
   // the size is compared too.
   const bool replaced = appended_to != nullptr && appended_to->body >= 0 &&
-                        (appended_to->body != row->body_id || appended_to->size != row->info.size);
+                        (appended_to->body != row->info.body_id || appended_to->size != row->info.size);
   if (replaced && body.size() >= appended_to->size) {
     // Another writer replaced the body these bytes were appended to: append
     // them to what it stored, as O_APPEND writes to one file would land.
-    auto current = s.BodyData(row->body_id);
+    auto current = s.BodyData(row->info.body_id);
     if (!current) return current.error();
     out.body = std::move(current).value();
     out.body.append(body.substr(appended_to->size));  // SealBody checks its size

@@ -31,7 +31,7 @@ NodeRow ReadNode(const Statement& st) {
   n.atime_ns = st.ColumnInt64(10);
   n.mtime_ns = st.ColumnInt64(11);
   n.ctime_ns = st.ColumnInt64(12);
-  row.body_id = st.ColumnIsNull(13) ? 0 : st.ColumnInt64(13);
+  row.info.body_id = st.ColumnIsNull(13) ? 0 : st.ColumnInt64(13);
   n.chain_id = static_cast<ChainId>(st.ColumnInt64(14));
   n.versioning = static_cast<Versioning>(st.ColumnInt64(15));
   if (!st.ColumnIsNull(16)) n.symlink_target = st.ColumnText(16);
@@ -284,7 +284,7 @@ Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
     st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
     GRAINSTORE_RETURN_IF_ERROR(st->Run());
   }
-  return node.info.chain_id == 0 ? AdjustRefs(node.body_id, -1) : Status::Ok();
+  return node.info.chain_id == 0 ? AdjustRefs(node.info.body_id, -1) : Status::Ok();
 }
 
 Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view name,
@@ -323,9 +323,9 @@ Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
   const bool held = before.info.chain_id == 0;
   const bool holds = chain == 0;
-  if (held && holds && before.body_id == body_id) return Status::Ok();
+  if (held && holds && before.info.body_id == body_id) return Status::Ok();
   if (holds) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(body_id, 1));
-  return held ? AdjustRefs(before.body_id, -1) : Status::Ok();
+  return held ? AdjustRefs(before.info.body_id, -1) : Status::Ok();
 }
 
 }  // namespace grainstore

@@ -54,7 +54,7 @@ Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* inf
     if (!row) return row.error();
     kind = row->info.kind;
     if (kind == NodeKind::kFile) {
-      auto data = s.BodyData(row->body_id);
+      auto data = s.BodyData(row->info.body_id);
       if (!data) return data.error();
       body = std::move(*data);
     }
@@ -114,7 +114,7 @@ Result<WriteResult> Store::EditFile(NsId ns, std::string_view key, const EditFn&
   if (node->info.kind != NodeKind::kFile) {
     return Status::IsADirectory(fmt::format("{} is not a file", key));
   }
-  auto current = s.BodyData(node->body_id);
+  auto current = s.BodyData(node->info.body_id);
   if (!current) return current.error();
   std::string next;
   GRAINSTORE_RETURN_IF_ERROR(edit(*current, &next));

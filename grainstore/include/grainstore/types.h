@@ -53,6 +53,9 @@ struct NodeInfo {
   std::int64_t mtime_ns = 0;
   std::int64_t ctime_ns = 0;
   ChainId chain_id = 0;  // 0 until a versioned file is first sealed
+  // The store's body id of the content (0: empty), as BodyBase::body: which
+  // version a node held when it was last seen, after it is replaced.
+  std::int64_t body_id = 0;
   Versioning versioning = Versioning::kVersioned;
   std::string symlink_target;  // symlinks only
 };
