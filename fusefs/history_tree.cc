@@ -32,25 +32,37 @@ HistoryTree::HistoryTree(grainstore::Store* store, grainstore::NsId ns, grainsto
   Node top;
   top.kind = Kind::kDir;
   top.key = std::string(grainstore::kMemoriesRoot);
-  Intern(top);  // kRootIno
+  std::lock_guard<std::mutex> lock(mu_);
+  index_.emplace(IdOf(top), kRootIno);
+  nodes_.emplace(kRootIno, std::move(top));
+}
+
+std::string HistoryTree::IdOf(const Node& node) {
+  return (node.kind == Kind::kDir ? "d:" : "v:") + node.key + '\0' + node.version.grain_id;
 }
 
 fuse_ino_t HistoryTree::Intern(const Node& node) {
-  std::string id = (node.kind == Kind::kDir ? "d:" : "v:") + node.key + '\0' + node.version.grain_id;
+  std::string id = IdOf(node);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(id);
   if (it != index_.end()) return it->second;
-  nodes_.push_back(node);
-  fuse_ino_t ino = kVirtualBit | nodes_.size();
+  // The same number at every mount: bit 63 and a hash of what the entry
+  // names (64-bit FNV-1a); a collision, which takes the next free number,
+  // is the only way two mounts can number an entry differently.
+  std::uint64_t hash = 0xcbf29ce484222325u;
+  for (unsigned char c : id) hash = (hash ^ c) * 0x100000001b3u;
+  fuse_ino_t ino = kVirtualBit | hash;
+  while (ino == (kVirtualBit | 0) || nodes_.contains(ino)) ino = kVirtualBit | (ino + 1);
+  nodes_.emplace(ino, node);
   index_.emplace(std::move(id), ino);
   return ino;
 }
 
 bool HistoryTree::Find(fuse_ino_t ino, Node* node) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::size_t index = static_cast<std::size_t>(ino & ~kVirtualBit);
-  if (index == 0 || index > nodes_.size()) return false;
-  *node = nodes_[index - 1];
+  auto it = nodes_.find(ino);
+  if (it == nodes_.end()) return false;
+  *node = it->second;
   return true;
 }
 

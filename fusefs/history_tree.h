@@ -24,8 +24,9 @@
 
 namespace fusefs {
 
-// Thread-safe. Virtual inode numbers (kVirtualBit set) are interned for the
-// life of the mount, so forget needs no bookkeeping.
+// Thread-safe. Virtual inode numbers (kVirtualBit set) are derived from what
+// an entry names, so they are the same at every mount, and kept for the life
+// of the mount, so forget needs no bookkeeping.
 class HistoryTree {
  public:
   static constexpr fuse_ino_t kRootIno = kVirtualBit | 1;
@@ -56,6 +57,8 @@ class HistoryTree {
     grainstore::VersionInfo version;  // kVersion only
   };
 
+  // What an entry names: its kind, key and (versions) grain id.
+  static std::string IdOf(const Node& node);
   fuse_ino_t Intern(const Node& node);
   bool Find(fuse_ino_t ino, Node* node);
   void FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) const;
@@ -75,8 +78,8 @@ class HistoryTree {
   grainstore::NodeId root_;
   std::int64_t mount_ns_;
   std::mutex mu_;  // guards nodes_ and index_
-  std::vector<Node> nodes_;  // ino = kVirtualBit | (index + 1)
-  std::unordered_map<std::string, fuse_ino_t> index_;
+  std::unordered_map<fuse_ino_t, Node> nodes_;
+  std::unordered_map<std::string, fuse_ino_t> index_;  // IdOf(node) -> ino
 };
 
 }  // namespace fusefs

@@ -62,14 +62,28 @@ def memtool_view(db, path):
 def test_inode_numbers_stable_across_remount(mnt, tmp_path):
     (mnt.path / "d").mkdir()
     (mnt.path / "d" / "f.md").write_text("x")
-    before = {n: os.lstat(mnt.path / n).st_ino for n in ["d", "d/f.md"]}
+    (mnt.path / "d" / "f.md").write_text("y")
+
+    versions = sorted(os.listdir(mnt.path / ".history" / "d" / "f.md"))
+    assert len(versions) == 2
+    names = ["d", "d/f.md", ".history", ".history/d", ".history/d/f.md"]
+    names += [f".history/d/f.md/{v}" for v in versions]
+
+    def numbers(root):
+        return {n: os.lstat(root / n).st_ino for n in names}
+
+    before = numbers(mnt.path)
     assert mnt.stop() == 0
     m2 = Mount(mnt.db, mnt.path).start()
     try:
-        after = {n: os.lstat(m2.path / n).st_ino for n in ["d", "d/f.md"]}
+        # .history entries too: numbered by what each names, not by the
+        # order a mount meets them (here the newest version comes first)
+        os.lstat(m2.path / names[-1])
+        after = numbers(m2.path)
     finally:
         assert m2.stop() == 0
     assert before == after
+    assert len(set(before.values())) == len(before)
     mnt.start()  # the fixture unmounts it again
 
 
