@@ -178,18 +178,10 @@ void Coherence::LoadDeletedLocked(Inode& inode) {
   // body's): a file replaced by a rename has a chain that goes on in the
   // node that replaced it, so the chain's last version may be the new file.
   // Found by chain and body id, not path: the path may name another file.
+  // Purged (or its chain discarded): nothing is read.
   if (inode.info.chain_id == 0) return;  // unversioned: no body outlives the node
   auto body = fs_->store().ReadChainBody(inode.info.chain_id, inode.info.body_id);
-  if (!body) {
-    // Coalesced away or purged: the chain's last version, if it has one.
-    auto versions = fs_->store().ChainVersions(inode.info.chain_id);
-    if (!versions || versions->empty() || versions->back().purged) return;
-    const grainstore::VersionInfo& last = versions->back();
-    // By grain id within the chain at the version's path: if that path now
-    // holds another chain, nothing is read rather than another file's body.
-    body = fs_->store().ReadVersion(fs_->ns(), last.subject, last.grain_id);
-    if (!body) return;
-  }
+  if (!body) return;
   inode.data = std::move(body).value();
   inode.loaded = true;
   inode.NoteClean(grainstore::BodyBase{});  // not the node's body: nothing to append to

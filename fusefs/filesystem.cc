@@ -148,11 +148,9 @@ Status Filesystem::LoadLocked(Inode& inode) {
   if (!body && body.error().IsNotFound()) {
     // The node is gone: replaced or deleted by a rename or unlink through
     // the mount that has not marked this inode yet, or by another process
-    // not caught up yet. Handles read the body it last showed, as above.
+    // not caught up yet. Loaded as any unlinked inode, above.
     coherence_->NodeGoneLocked(inode);
-    coherence_->LoadDeletedLocked(inode);
-    inode.loaded = true;
-    return Status::Ok();
+    return LoadLocked(inode);
   }
   if (!body) return body.error();
   if (node.size != inode.info.size || node.mtime_ns != inode.info.mtime_ns) {

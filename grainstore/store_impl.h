@@ -32,7 +32,7 @@ extern const char kKindAndBodyByKeySql[];
 // Store::ListTree's query; tests check that the key index answers it alone.
 extern const char kTreeSql[];
 
-// A node as stored: the public NodeInfo plus its body row.
+// A node as stored (its body id included in NodeInfo::body_id).
 struct NodeRow {
   NodeInfo info;
 };

@@ -267,7 +267,8 @@ class Store {
   // Body `body_id` (a NodeInfo::body_id) if a version of chain `chain` holds
   // it: what a file of that chain held when last seen, read after its node
   // was replaced or deleted. 0 reads empty. NotFound when no version holds
-  // it (purged, or coalesced away), so another file's body is never read.
+  // it (purged, or the chain discarded), so another file's body is never
+  // read.
   Result<std::string> ReadChainBody(ChainId chain, std::int64_t body_id);
   // The version ReadChainVersion would read, as FindVersion.
   Result<VersionInfo> FindChainVersion(ChainId chain, std::string_view subject,
