@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <string>
+#include <unordered_set>
 
 #include "filesystem.h"
 #include "grainstore/path.h"
@@ -108,6 +109,9 @@ bool Coherence::CatchUpLocked(bool* checked) {
 
 void Coherence::Apply(const grainstore::OpRecord& op) {
   Log(LogLevel::kDebug, "external op {} {} {}", op.op, op.subject, op.new_subject);
+  const std::int64_t now = NowNs();
+  recent_.Note(op.subject, now);
+  if (!op.new_subject.empty()) recent_.Note(op.new_subject, now);
   InvalidateKey(op.subject);
   if (!op.new_subject.empty()) InvalidateKey(op.new_subject);
   if (op.node_id != 0) RefreshNode(op.node_id);
@@ -167,6 +171,8 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
   pending_.push_back({false, fs_->ToFuse(id), {}});
 }
 
+bool Coherence::ChangedLately(std::string_view key) const { return recent_.Recent(key, NowNs()); }
+
 void Coherence::NodeGoneLocked(Inode& inode) {
   if (!inode.unlinked) MarkNameStale(inode);
   inode.unlinked = true;
@@ -195,7 +201,12 @@ void Coherence::SendNotices() {
   }
   fuse_session* se = fs_->session();
   if (se == nullptr) return;
+  // One inode invalidation per inode and batch (an op refreshes its node
+  // twice, a burst of edits many times): each one makes the kernel drop the
+  // size a read or an attribute reply on its way brings.
+  std::unordered_set<fuse_ino_t> told;
   for (const Notice& n : notices) {
+    if (!n.entry && !told.insert(n.ino).second) continue;
     int rc = n.entry ? fuse_lowlevel_notify_inval_entry(se, n.ino, n.name.c_str(), n.name.size())
                      : fuse_lowlevel_notify_inval_inode(se, n.ino, 0, 0);
     if (rc != 0 && rc != -ENOENT) {

@@ -12,15 +12,21 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "grainstore/store.h"
+#include "recent_changes.h"
 
 namespace fusefs {
 
 class Filesystem;
 struct Inode;
+
+// How long after another process changed a path opens of it bypass the
+// kernel's page cache (RecentChanges).
+inline constexpr std::int64_t kRecentChangeNs = 2'000'000'000;
 
 // Thread-safe. Lock order: mu_ before any InodeTable/Inode mutex; no lock is
 // held while a notification is written to the kernel.
@@ -51,6 +57,9 @@ class Coherence {
   // that reach it through an old name back to look it up again (the inode's
   // mutex held).
   void NodeGoneLocked(Inode& inode);
+  // Whether another process changed `key` (added, edited, moved, deleted
+  // it) within kRecentChangeNs: an open of it is then given direct I/O.
+  bool ChangedLately(std::string_view key) const;
 
  private:
   struct Notice {
@@ -75,6 +84,7 @@ class Coherence {
   std::uint64_t data_version_ = 0;
   std::uint64_t cursor_ = 0;
   std::vector<Notice> pending_;
+  RecentChanges recent_{kRecentChangeNs};
   bool stop_ = false;
   bool wake_ = false;
   std::condition_variable cv_;
