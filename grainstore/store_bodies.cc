@@ -37,18 +37,18 @@ constexpr std::size_t kMaxAssembledRows = 1024;
 
 }  // namespace
 
-Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body,
+Result<BodyPlan> StoreImpl::PlanBody(const NodeInfo& node, std::string_view body,
                                      const BodyBase* prefix) {
   BodyPlan plan;
   // Only an append to the file's current body as this Store sealed it is
   // stored as a delta (after another writer's change the body is stored
   // whole), and only on a base row that still holds what the run remembers.
-  const AppendBases::Entry* last = append_bases.Find(node.info.id);
+  const AppendBases::Entry* last = append_bases.Find(node.id);
   // How many of body's first bytes plan.hasher has taken in: the whole
   // body's hash goes on from there, so no byte is hashed twice.
   std::size_t hashed = 0;
   // (Runs only start at kMinDeltaBase bytes: KeepSealedBody keeps no smaller.)
-  if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.info.body_id &&
+  if (last != nullptr && !last->run.empty() && last->run.back().body_id == node.body_id &&
       last->run.size() < kMaxRun && body.size() > last->run.back().size) {
     // Whether body begins with the newest body of the run: known when the
     // caller vouches for a prefix with that body's size and hash (the mount's
@@ -87,19 +87,19 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeRow& node, std::string_view body,
   return plan;
 }
 
-void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool inserted,
+void StoreImpl::KeepSealedBody(const NodeInfo& before, std::int64_t body_id, bool inserted,
                                BodyPlan plan, std::string_view body) {
   if (!inserted) {
     // Content already stored: the head's own body (nothing changed), or a
     // body outside any run this Store knows, which is not built upon.
-    if (body_id != before.info.body_id) append_bases.Forget(before.info.id);
+    if (body_id != before.body_id) append_bases.Forget(before.id);
     return;
   }
   if (body.size() < kMinDeltaBase) {  // never built upon: not worth a copy
-    append_bases.Forget(before.info.id);
+    append_bases.Forget(before.id);
     return;
   }
-  std::optional<AppendBases::Entry> entry = append_bases.Take(before.info.id);
+  std::optional<AppendBases::Entry> entry = append_bases.Take(before.id);
   const bool new_run = plan.base_id == 0 || !entry;
   const std::size_t run_size = new_run ? 1 : entry->run.size() + 1;
   // Content is kept only while the entry stays within what AppendBases keeps
@@ -116,7 +116,7 @@ void StoreImpl::KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool
   }
   entry->run.push_back({.body_id = body_id, .size = body.size(), .hash = std::move(plan.hash)});
   entry->hasher = plan.hasher;
-  append_bases.Keep(before.info.id, std::move(*entry));
+  append_bases.Keep(before.id, std::move(*entry));
 }
 
 Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* hash_out,

@@ -21,18 +21,18 @@ constexpr char kRevivableSql[] =
 
 }  // namespace
 
-Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mtime,
+Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime,
                            std::int64_t now, Saver saver, WriteResult* out,
                            std::string_view derived_from, const BodyBase* prefix) {
-  NodeInfo& n = node->info;
+  NodeInfo& n = *node;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   if (saver == Saver::kTool && n.versioning == Versioning::kUnversioned) {
     // The memory tool's writes are always versions: a file the mount stored
     // unversioned (a temp or backup name, a file under .git/) becomes a
     // versioned one, its content so far the first version.
     n.versioning = Versioning::kVersioned;
-    if (node->info.body_id != 0) {
-      auto current = BodyData(node->info.body_id);
+    if (node->body_id != 0) {
+      auto current = BodyData(node->body_id);
       if (!current) return current.error();
       if (*current != body) {
         WriteResult first;
@@ -54,14 +54,14 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
   }
   auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted, plan ? &*plan : nullptr);
   if (!body_id) return body_id.error();
-  const NodeRow before = *node;
+  const NodeInfo before = *node;
   if (plan) KeepSealedBody(before, *body_id, inserted, std::move(*plan), body);
   out->created = false;
   out->new_version = false;
   if (n.versioning == Versioning::kUnversioned) {
     GRAINSTORE_RETURN_IF_ERROR(
         UpdateNodeContent(before, *body_id, body.size(), 0, n.versioning, mtime, now));
-    if (before.info.body_id != *body_id) {
+    if (before.body_id != *body_id) {
       GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "write", n.key, "", n.id, 0, "", now));
     }
   } else {
@@ -111,7 +111,7 @@ Status StoreImpl::SealBody(NodeRow* node, std::string_view body, std::int64_t mt
     GRAINSTORE_RETURN_IF_ERROR(
         UpdateNodeContent(before, *body_id, body.size(), chain.id, n.versioning, mtime, now));
   }
-  node->info.body_id = *body_id;
+  node->body_id = *body_id;
   n.size = body.size();
   n.mtime_ns = mtime;
   n.ctime_ns = now;
@@ -152,9 +152,9 @@ Result<std::optional<ChainRow>> StoreImpl::YoungMountChain(std::int64_t chain_id
   return std::optional<ChainRow>(std::move(*chain));
 }
 
-Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate,
+Status StoreImpl::RetireChain(const NodeInfo& file, std::int64_t now, Vacate vacate,
                               std::string_view moved_to) {
-  const NodeInfo& n = file.info;
+  const NodeInfo& n = file;
   if (n.kind != NodeKind::kFile || n.chain_id == 0) return Status::Ok();
   auto chain = ChainById(n.chain_id);
   if (!chain) return chain.error();
@@ -178,10 +178,10 @@ Status StoreImpl::RetireChain(const NodeRow& file, std::int64_t now, Vacate vaca
   return LogOp(n.ns, "delete", n.key, "", n.id, chain->id, chain->head_id, now);
 }
 
-Status StoreImpl::RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate) {
-  std::vector<NodeRow> rows;
-  if (node.info.kind == NodeKind::kDirectory) {
-    auto below = Descendants(node.info.ns, node.info.key);
+Status StoreImpl::RemoveTree(const NodeInfo& node, std::int64_t now, Vacate vacate) {
+  std::vector<NodeInfo> rows;
+  if (node.kind == NodeKind::kDirectory) {
+    auto below = Descendants(node.ns, node.key);
     if (!below) return below.error();
     rows = std::move(*below);
     // Deepest first: everything under a directory is removed (and logged)
@@ -189,19 +189,19 @@ Status StoreImpl::RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacat
     // sorts before every key it is a prefix of ("a/b" < "a/b/c"), so
     // descending key order is a post-order of the tree.
     std::sort(rows.begin(), rows.end(),
-              [](const NodeRow& a, const NodeRow& b) { return a.info.key > b.info.key; });
+              [](const NodeInfo& a, const NodeInfo& b) { return a.key > b.key; });
   }
   rows.push_back(node);
-  for (const NodeRow& row : rows) {
+  for (const NodeInfo& row : rows) {
     GRAINSTORE_RETURN_IF_ERROR(RetireChain(row, now, vacate));
     GRAINSTORE_RETURN_IF_ERROR(DeleteNodeRow(row));
-    if (row.info.kind != NodeKind::kFile || row.info.chain_id == 0) {
+    if (row.kind != NodeKind::kFile || row.chain_id == 0) {
       GRAINSTORE_RETURN_IF_ERROR(
-          LogOp(row.info.ns, row.info.kind == NodeKind::kDirectory ? "rmdir" : "unlink",
-                row.info.key, "", row.info.id, 0, "", now));
+          LogOp(row.ns, row.kind == NodeKind::kDirectory ? "rmdir" : "unlink",
+                row.key, "", row.id, 0, "", now));
     }
   }
-  return TouchDir(node.info.parent_id, now);
+  return TouchDir(node.parent_id, now);
 }
 
 namespace {
@@ -230,15 +230,15 @@ Status AppendRenameGrain(StoreImpl* s, ChainId chain_id, std::string_view subjec
 
 }  // namespace
 
-Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view name,
+Status StoreImpl::MoveNode(NodeInfo* src, const NodeInfo& parent, std::string_view name,
                            Versioning target_versioning, std::int64_t now, RenameHint hint) {
-  NodeInfo& n = src->info;
-  if (parent.info.kind != NodeKind::kDirectory) {
-    return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
+  NodeInfo& n = *src;
+  if (parent.kind != NodeKind::kDirectory) {
+    return Status::NotADirectory(fmt::format("{} is not a directory", parent.key));
   }
   GRAINSTORE_RETURN_IF_ERROR(ValidateName(name));
   const std::string old_key = n.key;
-  const std::string new_key = JoinKey(parent.info.key, name);
+  const std::string new_key = JoinKey(parent.key, name);
   std::string logged_grain;  // a moved file's rename grain, for the op-log
   // The rename's op-log entry precedes a seal's at the new name (revive, add,
   // supersede): replayed in order, the log moves the file before writing it.
@@ -249,21 +249,21 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
   };
   if (new_key.size() > kMaxKeyBytes) return Status::NameTooLong("path is too long");
   const NodeId old_parent = n.parent_id;
-  std::vector<NodeRow> below;
+  std::vector<NodeInfo> below;
   if (n.kind == NodeKind::kDirectory) {
     auto d = Descendants(n.ns, old_key);
     if (!d) return d.error();
     below = std::move(*d);
     // Every path under the directory changes by the same number of bytes;
     // none may leave the range that paths are read and written in.
-    for (const NodeRow& row : below) {
-      if (new_key.size() + (row.info.key.size() - old_key.size()) > kMaxKeyBytes) {
+    for (const NodeInfo& row : below) {
+      if (new_key.size() + (row.key.size() - old_key.size()) > kMaxKeyBytes) {
         return Status::NameTooLong("path is too long");
       }
     }
   }
-  GRAINSTORE_RETURN_IF_ERROR(UpdateNodePlace(n.id, parent.info.id, name, new_key, now));
-  n.parent_id = parent.info.id;
+  GRAINSTORE_RETURN_IF_ERROR(UpdateNodePlace(n.id, parent.id, name, new_key, now));
+  n.parent_id = parent.id;
   n.name = std::string(name);
   n.key = new_key;
   n.ctime_ns = now;
@@ -282,11 +282,11 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     st->BindText(4, lo);
     st->BindText(5, hi);
     GRAINSTORE_RETURN_IF_ERROR(st->Run());
-    for (const NodeRow& d : below) {
-      if (d.info.kind != NodeKind::kFile || d.info.chain_id == 0) continue;
-      std::string sub = new_key + d.info.key.substr(old_key.size());
+    for (const NodeInfo& d : below) {
+      if (d.kind != NodeKind::kFile || d.chain_id == 0) continue;
+      std::string sub = new_key + d.key.substr(old_key.size());
       GRAINSTORE_RETURN_IF_ERROR(
-          AppendRenameGrain(this, d.info.chain_id, sub, d.info.body_id, d.info.size, now));
+          AppendRenameGrain(this, d.chain_id, sub, d.body_id, d.size, now));
     }
   } else if (n.kind == NodeKind::kFile) {
     const bool was_versioned = n.versioning == Versioning::kVersioned;
@@ -313,9 +313,9 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
         // node holds its body as a chainless node does
         // (SealBody hands that reference back), so discarding the chain
         // cannot free the body, nor its id be reused under the seal.
-        auto body = BodyData(src->info.body_id);
+        auto body = BodyData(src->body_id);
         if (!body) return body.error();
-        GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->info.body_id, 1));
+        GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(src->body_id, 1));
         GRAINSTORE_RETURN_IF_ERROR(DiscardChain(**young));
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "discard", old_key, new_key, n.id, 0, "", now));
         n.chain_id = 0;
@@ -329,7 +329,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     if (copy_in_place) {
       // Sealed above.
     } else if (moves_chain) {
-      GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->info.body_id,
+      GRAINSTORE_RETURN_IF_ERROR(AppendRenameGrain(this, n.chain_id, new_key, src->body_id,
                                                    n.size, now, &logged_grain));
     } else if (was_versioned && !now_versioned) {
       // Moved to a temp/backup name: the path is vacated, its chain revivable;
@@ -346,11 +346,11 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
         GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "vacate", old_key, new_key, n.id, n.chain_id,
                                          "", now));
       }
-      const NodeRow before = *src;
+      const NodeInfo before = *src;
       n.chain_id = 0;
       n.versioning = Versioning::kUnversioned;
       // The node takes its own reference on the body before the chain's go.
-      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(before, src->info.body_id, n.size, 0,
+      GRAINSTORE_RETURN_IF_ERROR(UpdateNodeContent(before, src->body_id, n.size, 0,
                                                    n.versioning, n.mtime_ns, now));
       if (discarded) {
         GRAINSTORE_RETURN_IF_ERROR(DiscardChain(*discarded));
@@ -358,7 +358,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
       }
     } else if (!was_versioned && now_versioned) {
       n.versioning = Versioning::kVersioned;
-      auto body = BodyData(src->info.body_id);
+      auto body = BodyData(src->body_id);
       if (!body) return body.error();
       GRAINSTORE_RETURN_IF_ERROR(log_rename());
       WriteResult ignored;
@@ -367,7 +367,7 @@ Status StoreImpl::MoveNode(NodeRow* src, const NodeRow& parent, std::string_view
     }
   }
   GRAINSTORE_RETURN_IF_ERROR(TouchDir(old_parent, now));
-  if (parent.info.id != old_parent) GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.info.id, now));
+  if (parent.id != old_parent) GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.id, now));
   return rename_logged ? Status::Ok() : log_rename();
 }
 

@@ -353,15 +353,15 @@ Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {
   std::int64_t now = NowNs();
   auto parent = s.EnsureParents(ns, key, now);
   if (!parent) return parent.error();
-  NewNode spec{.kind = NodeKind::kFile, .mode = 0644, .uid = parent->info.uid,
-               .gid = parent->info.gid};
+  NewNode spec{.kind = NodeKind::kFile, .mode = 0644, .uid = parent->uid,
+               .gid = parent->gid};
   auto node = s.InsertNode(ns, *parent, BaseName(key), spec, now);
   if (!node) return node.error();
   GRAINSTORE_RETURN_IF_ERROR(s.SetChainState(chain->id, ChainState::kLive, 0, 0));
   GRAINSTORE_RETURN_IF_ERROR(s.UpdateNodeContent(*node, body_id, body->size(), chain->id,
                                                  Versioning::kVersioned, now, now));
   GRAINSTORE_RETURN_IF_ERROR(
-      s.LogOp(ns, "restore", key, "", node->info.id, chain->id, chain->head_id, now));
+      s.LogOp(ns, "restore", key, "", node->id, chain->id, chain->head_id, now));
   return txn.Commit();
 }
 

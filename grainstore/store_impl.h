@@ -32,11 +32,6 @@ extern const char kKindAndBodyByKeySql[];
 // Store::ListTree's query; tests check that the key index answers it alone.
 extern const char kTreeSql[];
 
-// A node as stored (its body id included in NodeInfo::body_id).
-struct NodeRow {
-  NodeInfo info;
-};
-
 struct ChainRow {
   ChainId id = 0;
   NsId ns = 0;
@@ -183,23 +178,23 @@ class StoreImpl final : public ForkParticipant {
   Result<NodeId> Root(NsId ns);
 
   // ---- nodes (store_nodes.cc)
-  Result<NodeRow> NodeByKey(NsId ns, std::string_view key);
+  Result<NodeInfo> NodeByKey(NsId ns, std::string_view key);
   // The kind of the node at `key`, and its content in `body` when it is a
   // file, from nodes_by_key (which holds kind and body_id) and the body's
   // row: two B-tree descents, never the node's own row.
   Result<NodeKind> KindAndBodyByKey(NsId ns, std::string_view key, std::string* body);
-  Result<NodeRow> NodeById(NodeId id);
-  Result<NodeRow> NodeByParent(NodeId parent, std::string_view name);
-  Result<std::vector<NodeRow>> Children(NodeId parent, std::string_view after, std::size_t limit);
+  Result<NodeInfo> NodeById(NodeId id);
+  Result<NodeInfo> NodeByParent(NodeId parent, std::string_view name);
+  Result<std::vector<NodeInfo>> Children(NodeId parent, std::string_view after, std::size_t limit);
   // All nodes strictly below a directory key, in key order.
-  Result<std::vector<NodeRow>> Descendants(NsId ns, std::string_view key);
-  Result<NodeRow> InsertNode(NsId ns, const NodeRow& parent, std::string_view name,
+  Result<std::vector<NodeInfo>> Descendants(NsId ns, std::string_view key);
+  Result<NodeInfo> InsertNode(NsId ns, const NodeInfo& parent, std::string_view name,
                              const NewNode& spec, std::int64_t now);
   // Walks/creates the directories above `key`; returns the parent directory.
-  Result<NodeRow> EnsureParents(NsId ns, std::string_view key, std::int64_t now);
+  Result<NodeInfo> EnsureParents(NsId ns, std::string_view key, std::int64_t now);
   Status TouchDir(NodeId dir, std::int64_t now);
   // Deletes the row, dropping the body reference a node without a chain holds.
-  Status DeleteNodeRow(const NodeRow& node);
+  Status DeleteNodeRow(const NodeInfo& node);
   Status UpdateNodePlace(NodeId id, NodeId parent, std::string_view name, std::string_view key,
                          std::int64_t now);
   // Points `before` (the node as stored) at new content and moves its body
@@ -207,7 +202,7 @@ class StoreImpl final : public ForkParticipant {
   // chain holds none (its head grain does), so a versioned edit never touches
   // the previous body's row. Grains referencing the new body must be
   // appended first, so no count passes through zero on the way.
-  Status UpdateNodeContent(const NodeRow& before, std::int64_t body_id, std::uint64_t size,
+  Status UpdateNodeContent(const NodeInfo& before, std::int64_t body_id, std::uint64_t size,
                            ChainId chain, Versioning versioning, std::int64_t mtime,
                            std::int64_t now);
 
@@ -218,11 +213,11 @@ class StoreImpl final : public ForkParticipant {
   // caller knows `body` begins with (its first prefix->size bytes hash to
   // prefix->hash): an append to it is then recognised without reading or
   // hashing those bytes again.
-  Result<BodyPlan> PlanBody(const NodeRow& node, std::string_view body,
+  Result<BodyPlan> PlanBody(const NodeInfo& node, std::string_view body,
                             const BodyBase* prefix = nullptr);
   // Remembers the body just interned for `before`'s file, as the base for a
   // later append.
-  void KeepSealedBody(const NodeRow& before, std::int64_t body_id, bool inserted, BodyPlan plan,
+  void KeepSealedBody(const NodeInfo& before, std::int64_t body_id, bool inserted, BodyPlan plan,
                       std::string_view body);
   // The id of the body row holding `body`, inserted if new with `new_refs`
   // references already counted (*inserted tells which happened). With a
@@ -276,7 +271,7 @@ class StoreImpl final : public ForkParticipant {
   // is versioned and the content changed (see Saver for what `saver` changes).
   // `derived_from` (a raw grain id) records where a moved body came from;
   // `prefix` is PlanBody's. Sets out->base to the body now stored.
-  Status SealBody(NodeRow* node, std::string_view body, std::int64_t mtime, std::int64_t now,
+  Status SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime, std::int64_t now,
                   Saver saver, WriteResult* out, std::string_view derived_from = {},
                   const BodyBase* prefix = nullptr);
   // Tombstones the chain of a file; discards it instead when it is vacated
@@ -285,12 +280,12 @@ class StoreImpl final : public ForkParticipant {
   // rename over a file with a history), so the op-log says `vacate`, the
   // chain's leaving, where a removal says `delete` (and `discard` names
   // `moved_to` as its new subject: the chain goes, the node does not).
-  Status RetireChain(const NodeRow& file, std::int64_t now, Vacate vacate,
+  Status RetireChain(const NodeInfo& file, std::int64_t now, Vacate vacate,
                      std::string_view moved_to = "");
   // Removes a node and everything below it, retiring chains.
-  Status RemoveTree(const NodeRow& node, std::int64_t now, Vacate vacate);
+  Status RemoveTree(const NodeInfo& node, std::int64_t now, Vacate vacate);
   // Moves `src` to (parent, name), which must be free; handles chains.
-  Status MoveNode(NodeRow* src, const NodeRow& parent, std::string_view name,
+  Status MoveNode(NodeInfo* src, const NodeInfo& parent, std::string_view name,
                   Versioning target_versioning, std::int64_t now,
                   RenameHint hint = RenameHint::kNone);
   // True when `chain` is a temp file by behaviour: created within the revive

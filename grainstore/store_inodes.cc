@@ -12,7 +12,7 @@ Result<NodeInfo> Store::GetNode(NodeId id) {
   std::lock_guard lock(impl_->mu);
   auto row = impl_->InRead([&] { return impl_->NodeById(id); });
   if (!row) return row.error();
-  return std::move(row->info);
+  return std::move(*row);
 }
 
 Result<std::uint64_t> Store::CountNodes(NsId ns) {
@@ -32,7 +32,7 @@ Result<NodeInfo> Store::Lookup(NodeId parent, std::string_view name) {
   std::lock_guard lock(impl_->mu);
   auto row = impl_->InRead([&] { return impl_->NodeByParent(parent, name); });
   if (!row) return row.error();
-  return std::move(row->info);
+  return std::move(*row);
 }
 
 Result<std::vector<NodeInfo>> Store::ReadDir(NodeId dir, std::string_view after_name,
@@ -42,7 +42,7 @@ Result<std::vector<NodeInfo>> Store::ReadDir(NodeId dir, std::string_view after_
   if (!rows) return rows.error();
   std::vector<NodeInfo> out;
   out.reserve(rows->size());
-  for (NodeRow& r : *rows) out.push_back(std::move(r.info));
+  for (NodeInfo& r : *rows) out.push_back(std::move(r));
   return out;
 }
 
@@ -54,15 +54,15 @@ Result<NodeInfo> Store::CreateNode(NodeId parent, std::string_view name, const N
   auto dir = s.NodeById(parent);
   if (!dir) return dir.error();
   std::int64_t now = NowNs();
-  auto made = s.InsertNode(dir->info.ns, *dir, name, spec, now);
+  auto made = s.InsertNode(dir->ns, *dir, name, spec, now);
   if (!made) return made.error();
   const char* op = spec.kind == NodeKind::kDirectory ? "mkdir"
                    : spec.kind == NodeKind::kSymlink ? "symlink"
                                                      : "create";
   GRAINSTORE_RETURN_IF_ERROR(
-      s.LogOp(made->info.ns, op, made->info.key, "", made->info.id, 0, "", now));
+      s.LogOp(made->ns, op, made->key, "", made->id, 0, "", now));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
-  return std::move(made->info);
+  return std::move(*made);
 }
 
 Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Vacate vacate) {
@@ -72,11 +72,11 @@ Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Va
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
   auto node = s.NodeByParent(parent, name);
   if (!node) return node.error();
-  const bool is_dir = node->info.kind == NodeKind::kDirectory;
+  const bool is_dir = node->kind == NodeKind::kDirectory;
   if (want_dir && !is_dir) return Status::NotADirectory(fmt::format("{} is not a directory", name));
   if (!want_dir && is_dir) return Status::IsADirectory(fmt::format("{} is a directory", name));
   if (is_dir) {
-    auto kids = s.Children(node->info.id, "", 1);
+    auto kids = s.Children(node->id, "", 1);
     if (!kids) return kids.error();
     if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", name));
   }
@@ -95,27 +95,31 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
   if (!src) return src.error();
   auto dir = s.NodeById(new_parent);
   if (!dir) return dir.error();
-  if (dir->info.kind != NodeKind::kDirectory) {
-    return Status::NotADirectory(fmt::format("{} is not a directory", dir->info.key));
+  if (dir->kind != NodeKind::kDirectory) {
+    return Status::NotADirectory(fmt::format("{} is not a directory", dir->key));
   }
-  const bool src_dir = src->info.kind == NodeKind::kDirectory;
-  if (src_dir && (dir->info.id == src->info.id || IsStrictlyInside(dir->info.key, src->info.key))) {
-    return Status::InvalidArgument(fmt::format("cannot move {} inside itself", src->info.key));
+  const bool src_dir = src->kind == NodeKind::kDirectory;
+  if (src_dir && (dir->id == src->id || IsStrictlyInside(dir->key, src->key))) {
+    return Status::InvalidArgument(fmt::format("cannot move {} inside itself", src->key));
   }
   std::int64_t now = NowNs();
   auto dst = s.NodeByParent(new_parent, new_name);
   if (dst) {
-    if (dst->info.id == src->info.id) return std::move(src->info);
+    if (dst->id == src->id) return std::move(*src);
     if (mode == RenameMode::kNoReplace) {
-      return Status::AlreadyExists(fmt::format("{} exists", dst->info.key));
+      return Status::AlreadyExists(fmt::format("{} exists", dst->key));
     }
-    const bool dst_dir = dst->info.kind == NodeKind::kDirectory;
-    if (src_dir && !dst_dir) return Status::NotADirectory(fmt::format("{} is not a directory", dst->info.key));
-    if (!src_dir && dst_dir) return Status::IsADirectory(fmt::format("{} is a directory", dst->info.key));
+    const bool dst_dir = dst->kind == NodeKind::kDirectory;
+    if (src_dir && !dst_dir) {
+      return Status::NotADirectory(fmt::format("{} is not a directory", dst->key));
+    }
+    if (!src_dir && dst_dir) {
+      return Status::IsADirectory(fmt::format("{} is a directory", dst->key));
+    }
     if (dst_dir) {
-      auto kids = s.Children(dst->info.id, "", 1);
+      auto kids = s.Children(dst->id, "", 1);
       if (!kids) return kids.error();
-      if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", dst->info.key));
+      if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", dst->key));
     }
     // A target with a history keeps it when the new name is versioned, and
     // also under a name the policy leaves unversioned (a file the memory tool
@@ -124,59 +128,59 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
     // to its own name plus a suffix is being put aside as a backup (mv -b,
     // perl -pi~, JetBrains' ___jb_old___): MoveNode vacates it, and the file
     // that lay at the backup name is tombstoned.
-    const bool put_aside = parent == new_parent && src->info.chain_id != 0 &&
+    const bool put_aside = parent == new_parent && src->chain_id != 0 &&
                            new_name.size() > name.size() && new_name.starts_with(name);
-    const bool supersede = !src_dir && dst->info.kind == NodeKind::kFile &&
-                           src->info.kind == NodeKind::kFile && dst->info.chain_id != 0 &&
+    const bool supersede = !src_dir && dst->kind == NodeKind::kFile &&
+                           src->kind == NodeKind::kFile && dst->chain_id != 0 &&
                            (target_versioning == Versioning::kVersioned || !put_aside);
     if (supersede) {
       // Rename over an existing file: the target's chain continues with the
       // moved content; the moved node (and its st_ino) takes the target's place.
       // Read the body first: retiring a young chain may drop its last reference.
-      auto body = s.BodyData(src->info.body_id);
+      auto body = s.BodyData(src->body_id);
       if (!body) return body.error();
-      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate, dst->info.key));
+      GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate, dst->key));
       // The new version derives from the source's last one, unless the
       // source's chain was a temp file's and is gone.
       std::string derived_from;
-      if (src->info.chain_id != 0) {
-        auto moved = s.ChainById(src->info.chain_id);
+      if (src->chain_id != 0) {
+        auto moved = s.ChainById(src->chain_id);
         if (moved) {
           derived_from = moved->head_id;
         } else if (!moved.error().IsNotFound()) {
           return moved.error();
         }
       }
-      const NodeRow src_before = *src;
-      const std::string old_key = src->info.key;
-      const ChainId chain = dst->info.chain_id;
+      const NodeInfo src_before = *src;
+      const std::string old_key = src->key;
+      const ChainId chain = dst->chain_id;
       // The op-log replays in order: the target's node goes (its chain does
       // not: `unlink` names none), the file moves there, then its content is
       // sealed as the chain's next version (SealBody's `supersede`).
       GRAINSTORE_RETURN_IF_ERROR(s.DeleteNodeRow(*dst));
       GRAINSTORE_RETURN_IF_ERROR(
-          s.LogOp(dst->info.ns, "unlink", dst->info.key, "", dst->info.id, 0, "", now));
+          s.LogOp(dst->ns, "unlink", dst->key, "", dst->id, 0, "", now));
       GRAINSTORE_RETURN_IF_ERROR(
-          s.UpdateNodePlace(src->info.id, new_parent, new_name, dst->info.key, now));
-      src->info.parent_id = new_parent;
-      src->info.name = std::string(new_name);
-      src->info.key = dst->info.key;
-      src->info.chain_id = chain;
-      src->info.versioning = Versioning::kVersioned;
-      GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->info.ns, "rename", old_key, src->info.key,
-                                         src->info.id, chain, "", now));
+          s.UpdateNodePlace(src->id, new_parent, new_name, dst->key, now));
+      src->parent_id = new_parent;
+      src->name = std::string(new_name);
+      src->key = dst->key;
+      src->chain_id = chain;
+      src->versioning = Versioning::kVersioned;
+      GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->ns, "rename", old_key, src->key,
+                                         src->id, chain, "", now));
       WriteResult ignored;
-      GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*src, *body, src->info.mtime_ns, now, Saver::kMount,
+      GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*src, *body, src->mtime_ns, now, Saver::kMount,
                                             &ignored, derived_from));
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
-      if (src_before.info.chain_id == 0) {
-        GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(src_before.info.body_id, -1));
+      if (src_before.chain_id == 0) {
+        GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(src_before.body_id, -1));
       }
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
       GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
-      return std::move(src->info);
+      return std::move(*src);
     }
     GRAINSTORE_RETURN_IF_ERROR(s.RemoveTree(*dst, now, Vacate::kVacate));
   } else if (!dst.error().IsNotFound()) {
@@ -184,7 +188,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
   }
   GRAINSTORE_RETURN_IF_ERROR(s.MoveNode(&*src, *dir, new_name, target_versioning, now, hint));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
-  return std::move(src->info);
+  return std::move(*src);
 }
 
 Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
@@ -197,7 +201,7 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
   auto row = s.NodeById(id);
   if (!row) return row.error();
-  NodeInfo& n = row->info;
+  NodeInfo& n = *row;
   if (u.mode) n.mode = *u.mode & 07777;
   if (u.uid) n.uid = *u.uid;
   if (u.gid) n.gid = *u.gid;
@@ -224,17 +228,17 @@ Result<std::string> Store::ReadBody(NodeId id, NodeInfo* info, BodyBase* base) {
   return s.InRead([&]() -> Result<std::string> {
     auto row = s.NodeById(id);
     if (!row) return row.error();
-    if (row->info.kind != NodeKind::kFile) {
-      return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
+    if (row->kind != NodeKind::kFile) {
+      return Status::IsADirectory(fmt::format("{} is not a file", row->key));
     }
-    auto body = s.BodyData(row->info.body_id);
+    auto body = s.BodyData(row->body_id);
     if (!body) return body.error();
     if (base != nullptr) {
-      auto hash = s.BodyHash(row->info.body_id);
+      auto hash = s.BodyHash(row->body_id);
       if (!hash) return hash.error();
-      *base = BodyBase{.body = row->info.body_id, .size = body->size(), .hash = std::move(*hash)};
+      *base = BodyBase{.body = row->body_id, .size = body->size(), .hash = std::move(*hash)};
     }
-    if (info != nullptr) *info = std::move(row->info);
+    if (info != nullptr) *info = std::move(*row);
     return body;
   });
 }
@@ -249,19 +253,19 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
   auto row = s.NodeById(id);
   if (!row) return row.error();
-  if (row->info.kind != NodeKind::kFile) {
-    return Status::IsADirectory(fmt::format("{} is not a file", row->info.key));
+  if (row->kind != NodeKind::kFile) {
+    return Status::IsADirectory(fmt::format("{} is not a file", row->key));
   }
   std::int64_t now = NowNs();
   WriteResult out;
   // Body ids of unversioned files' freed bodies can be handed out again, so
   // the size is compared too.
   const bool replaced = appended_to != nullptr && appended_to->body >= 0 &&
-                        (appended_to->body != row->info.body_id || appended_to->size != row->info.size);
+                        (appended_to->body != row->body_id || appended_to->size != row->size);
   if (replaced && body.size() >= appended_to->size) {
     // Another writer replaced the body these bytes were appended to: append
     // them to what it stored, as O_APPEND writes to one file would land.
-    auto current = s.BodyData(row->info.body_id);
+    auto current = s.BodyData(row->body_id);
     if (!current) return current.error();
     out.body = std::move(current).value();
     out.body.append(body.substr(appended_to->size));  // SealBody checks its size

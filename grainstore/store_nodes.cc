@@ -15,9 +15,8 @@ namespace {
 
 constexpr std::uint64_t kDirSize = 4096;
 
-NodeRow ReadNode(const Statement& st) {
-  NodeRow row;
-  NodeInfo& n = row.info;
+NodeInfo ReadNode(const Statement& st) {
+  NodeInfo n;
   n.id = static_cast<NodeId>(st.ColumnInt64(0));
   n.ns = st.ColumnInt64(1);
   n.parent_id = st.ColumnIsNull(2) ? 0 : static_cast<NodeId>(st.ColumnInt64(2));
@@ -31,14 +30,14 @@ NodeRow ReadNode(const Statement& st) {
   n.atime_ns = st.ColumnInt64(10);
   n.mtime_ns = st.ColumnInt64(11);
   n.ctime_ns = st.ColumnInt64(12);
-  row.info.body_id = st.ColumnIsNull(13) ? 0 : st.ColumnInt64(13);
+  n.body_id = st.ColumnIsNull(13) ? 0 : st.ColumnInt64(13);
   n.chain_id = static_cast<ChainId>(st.ColumnInt64(14));
   n.versioning = static_cast<Versioning>(st.ColumnInt64(15));
   if (!st.ColumnIsNull(16)) n.symlink_target = st.ColumnText(16);
-  return row;
+  return n;
 }
 
-Result<NodeRow> OneNode(Statement& st, std::string_view what) {
+Result<NodeInfo> OneNode(Statement& st, std::string_view what) {
   switch (st.Step()) {
     case StepResult::kRow: return ReadNode(st);
     case StepResult::kDone:
@@ -62,7 +61,7 @@ Status CheckBodySize(std::size_t size) {
       fmt::format("{} bytes exceeds the {}-byte file limit", size, Limits::kMaxBodyBytes));
 }
 
-Result<NodeRow> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
+Result<NodeInfo> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
   static constexpr char kSql[] =
       "SELECT " GS_NODE_COLS " FROM nodes WHERE ns_id = ? AND key = ?";
   auto st = db.Prepare(kSql);
@@ -106,7 +105,7 @@ Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std:
   return kind;
 }
 
-Result<NodeRow> StoreImpl::NodeById(NodeId id) {
+Result<NodeInfo> StoreImpl::NodeById(NodeId id) {
   static constexpr char kSql[] = "SELECT " GS_NODE_COLS " FROM nodes WHERE id = ?";
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
@@ -114,7 +113,7 @@ Result<NodeRow> StoreImpl::NodeById(NodeId id) {
   return OneNode(*st, fmt::format("#{}", id));
 }
 
-Result<NodeRow> StoreImpl::NodeByParent(NodeId parent, std::string_view name) {
+Result<NodeInfo> StoreImpl::NodeByParent(NodeId parent, std::string_view name) {
   static constexpr char kSql[] =
       "SELECT " GS_NODE_COLS " FROM nodes WHERE parent_id = ? AND name = ?";
   auto st = db.Prepare(kSql);
@@ -124,7 +123,7 @@ Result<NodeRow> StoreImpl::NodeByParent(NodeId parent, std::string_view name) {
   return OneNode(*st, name);
 }
 
-Result<std::vector<NodeRow>> StoreImpl::Children(NodeId parent, std::string_view after,
+Result<std::vector<NodeInfo>> StoreImpl::Children(NodeId parent, std::string_view after,
                                                  std::size_t limit) {
   static constexpr char kSql[] =
       "SELECT " GS_NODE_COLS
@@ -135,7 +134,7 @@ Result<std::vector<NodeRow>> StoreImpl::Children(NodeId parent, std::string_view
   st->BindText(2, after);
   st->BindInt64(3, limit > static_cast<std::size_t>(INT64_MAX) ? INT64_MAX
                                                                : static_cast<std::int64_t>(limit));
-  std::vector<NodeRow> out;
+  std::vector<NodeInfo> out;
   for (;;) {
     StepResult r = st->Step();
     if (r == StepResult::kDone) return out;
@@ -144,7 +143,7 @@ Result<std::vector<NodeRow>> StoreImpl::Children(NodeId parent, std::string_view
   }
 }
 
-Result<std::vector<NodeRow>> StoreImpl::Descendants(NsId ns, std::string_view key) {
+Result<std::vector<NodeInfo>> StoreImpl::Descendants(NsId ns, std::string_view key) {
   // Keys below K are exactly those in [K + "/", K + "0"): '0' follows '/'.
   static constexpr char kSql[] = "SELECT " GS_NODE_COLS
                                  " FROM nodes WHERE ns_id = ? AND key >= ? AND key < ? "
@@ -156,7 +155,7 @@ Result<std::vector<NodeRow>> StoreImpl::Descendants(NsId ns, std::string_view ke
   st->BindInt64(1, ns);
   st->BindText(2, lo);
   st->BindText(3, hi);
-  std::vector<NodeRow> out;
+  std::vector<NodeInfo> out;
   for (;;) {
     StepResult r = st->Step();
     if (r == StepResult::kDone) return out;
@@ -165,22 +164,21 @@ Result<std::vector<NodeRow>> StoreImpl::Descendants(NsId ns, std::string_view ke
   }
 }
 
-Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::string_view name,
+Result<NodeInfo> StoreImpl::InsertNode(NsId ns, const NodeInfo& parent, std::string_view name,
                                       const NewNode& spec, std::int64_t now) {
   static constexpr char kSql[] =
       "INSERT INTO nodes(id, ns_id, parent_id, name, key, kind, mode, uid, gid, size, atime_ns, "
       "mtime_ns, ctime_ns, body_id, chain_id, versioning, symlink) "
       "VALUES(" GS_NEXT_NODE_ID ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)";
-  if (parent.info.kind != NodeKind::kDirectory) {
-    return Status::NotADirectory(fmt::format("{} is not a directory", parent.info.key));
+  if (parent.kind != NodeKind::kDirectory) {
+    return Status::NotADirectory(fmt::format("{} is not a directory", parent.key));
   }
   GRAINSTORE_RETURN_IF_ERROR(ValidateName(name));
-  NodeRow row;
-  NodeInfo& n = row.info;
+  NodeInfo n;
   n.ns = ns;
-  n.parent_id = parent.info.id;
+  n.parent_id = parent.id;
   n.name = std::string(name);
-  n.key = JoinKey(parent.info.key, name);
+  n.key = JoinKey(parent.key, name);
   if (n.key.size() > kMaxKeyBytes) return Status::NameTooLong("path is too long");
   n.kind = spec.kind;
   n.mode = spec.mode & 07777;
@@ -195,7 +193,7 @@ Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::strin
   auto st = db.Prepare(kSql);
   if (!st) return st.error();
   st->BindInt64(1, ns);
-  st->BindInt64(2, static_cast<std::int64_t>(parent.info.id));
+  st->BindInt64(2, static_cast<std::int64_t>(parent.id));
   st->BindText(3, n.name);
   st->BindText(4, n.key);
   st->BindInt64(5, static_cast<std::int64_t>(n.kind));
@@ -216,18 +214,18 @@ Result<NodeRow> StoreImpl::InsertNode(NsId ns, const NodeRow& parent, std::strin
   if (s.IsAlreadyExists()) return Status::AlreadyExists(fmt::format("{} exists", n.key));
   GRAINSTORE_RETURN_IF_ERROR(s);
   n.id = static_cast<NodeId>(db.LastInsertRowid());
-  GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.info.id, now));
-  return row;
+  GRAINSTORE_RETURN_IF_ERROR(TouchDir(parent.id, now));
+  return n;
 }
 
-Result<NodeRow> StoreImpl::EnsureParents(NsId ns, std::string_view key, std::int64_t now) {
+Result<NodeInfo> StoreImpl::EnsureParents(NsId ns, std::string_view key, std::int64_t now) {
   // Usually the parent exists: one lookup by key instead of a walk. A parent
   // that is a file has only directories above it, so the walk would stop at
   // it too.
   auto parent = NodeByKey(ns, ParentKey(key));
   if (parent) {
-    if (parent->info.kind != NodeKind::kDirectory) {
-      return Status::NotADirectory(fmt::format("{} is not a directory", parent->info.key));
+    if (parent->kind != NodeKind::kDirectory) {
+      return Status::NotADirectory(fmt::format("{} is not a directory", parent->key));
     }
     return parent;
   }
@@ -243,18 +241,18 @@ Result<NodeRow> StoreImpl::EnsureParents(NsId ns, std::string_view key, std::int
     std::size_t next = rest.find('/', pos);
     if (next == std::string_view::npos) return cur;
     std::string_view seg = rest.substr(pos, next - pos);
-    auto child = NodeByParent(cur->info.id, seg);
+    auto child = NodeByParent(cur->id, seg);
     if (child) {
-      if (child->info.kind != NodeKind::kDirectory) {
-        return Status::NotADirectory(fmt::format("{} is not a directory", child->info.key));
+      if (child->kind != NodeKind::kDirectory) {
+        return Status::NotADirectory(fmt::format("{} is not a directory", child->key));
       }
       cur = std::move(child);
     } else if (child.error().IsNotFound()) {
-      NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755, .uid = cur->info.uid,
-                  .gid = cur->info.gid};
+      NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755, .uid = cur->uid,
+                  .gid = cur->gid};
       auto made = InsertNode(ns, *cur, seg, dir, now);
       if (!made) return made.error();
-      GRAINSTORE_RETURN_IF_ERROR(LogOp(ns, "mkdir", made->info.key, "", made->info.id, 0, "", now));
+      GRAINSTORE_RETURN_IF_ERROR(LogOp(ns, "mkdir", made->key, "", made->id, 0, "", now));
       cur = std::move(made);
     } else {
       return child.error();
@@ -273,7 +271,7 @@ Status StoreImpl::TouchDir(NodeId dir, std::int64_t now) {
   return st->Run();
 }
 
-Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
+Status StoreImpl::DeleteNodeRow(const NodeInfo& node) {
   static constexpr char kSql[] = "DELETE FROM nodes WHERE id = ?";
   // Keeps the id from being handed out again (see GS_NEXT_NODE_ID).
   static constexpr char kRaiseFloor[] =
@@ -281,10 +279,10 @@ Status StoreImpl::DeleteNodeRow(const NodeRow& node) {
   for (const char* sql : {kSql, kRaiseFloor}) {
     auto st = db.Prepare(sql);
     if (!st) return st.error();
-    st->BindInt64(1, static_cast<std::int64_t>(node.info.id));
+    st->BindInt64(1, static_cast<std::int64_t>(node.id));
     GRAINSTORE_RETURN_IF_ERROR(st->Run());
   }
-  return node.info.chain_id == 0 ? AdjustRefs(node.info.body_id, -1) : Status::Ok();
+  return node.chain_id == 0 ? AdjustRefs(node.body_id, -1) : Status::Ok();
 }
 
 Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view name,
@@ -301,7 +299,7 @@ Status StoreImpl::UpdateNodePlace(NodeId id, NodeId parent, std::string_view nam
   return st->Run();
 }
 
-Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
+Status StoreImpl::UpdateNodeContent(const NodeInfo& before, std::int64_t body_id,
                                     std::uint64_t size, ChainId chain, Versioning versioning,
                                     std::int64_t mtime, std::int64_t now) {
   static constexpr char kSql[] =
@@ -319,13 +317,13 @@ Status StoreImpl::UpdateNodeContent(const NodeRow& before, std::int64_t body_id,
   st->BindInt64(4, static_cast<std::int64_t>(versioning));
   st->BindInt64(5, mtime);
   st->BindInt64(6, now);
-  st->BindInt64(7, static_cast<std::int64_t>(before.info.id));
+  st->BindInt64(7, static_cast<std::int64_t>(before.id));
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
-  const bool held = before.info.chain_id == 0;
+  const bool held = before.chain_id == 0;
   const bool holds = chain == 0;
-  if (held && holds && before.info.body_id == body_id) return Status::Ok();
+  if (held && holds && before.body_id == body_id) return Status::Ok();
   if (holds) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(body_id, 1));
-  return held ? AdjustRefs(before.info.body_id, -1) : Status::Ok();
+  return held ? AdjustRefs(before.body_id, -1) : Status::Ok();
 }
 
 }  // namespace grainstore

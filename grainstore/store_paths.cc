@@ -22,7 +22,7 @@ Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
   std::lock_guard lock(impl_->mu);
   auto row = impl_->InRead([&] { return impl_->NodeByKey(ns, key); });
   if (!row) return row.error();
-  return std::move(row->info);
+  return std::move(*row);
 }
 
 Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* info) {
@@ -52,13 +52,13 @@ Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* inf
     // The node's row, then the body it names: one key lookup, as without info.
     auto row = s.NodeByKey(ns, key);
     if (!row) return row.error();
-    kind = row->info.kind;
+    kind = row->kind;
     if (kind == NodeKind::kFile) {
-      auto data = s.BodyData(row->info.body_id);
+      auto data = s.BodyData(row->body_id);
       if (!data) return data.error();
       body = std::move(*data);
     }
-    *info = std::move(row->info);
+    *info = std::move(*row);
   } else {
     auto found = s.KindAndBodyByKey(ns, key, &body);
     if (!found) return found.error();
@@ -79,9 +79,9 @@ Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_vi
   std::int64_t now = NowNs();
   WriteResult out;
   auto existing = s.NodeByKey(ns, key);
-  NodeRow node;
+  NodeInfo node;
   if (existing) {
-    if (existing->info.kind != NodeKind::kFile) {
+    if (existing->kind != NodeKind::kFile) {
       return Status::IsADirectory(fmt::format("{} is not a file", key));
     }
     node = std::move(*existing);
@@ -90,7 +90,7 @@ Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_vi
     auto parent = s.EnsureParents(ns, key, now);
     if (!parent) return parent.error();
     auto made = s.InsertNode(ns, *parent, BaseName(key),
-                             DefaultFile(parent->info.uid, parent->info.gid), now);
+                             DefaultFile(parent->uid, parent->gid), now);
     if (!made) return made.error();
     node = std::move(*made);
     out.created = true;
@@ -111,10 +111,10 @@ Result<WriteResult> Store::EditFile(NsId ns, std::string_view key, const EditFn&
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
   auto node = s.NodeByKey(ns, key);
   if (!node) return node.error();
-  if (node->info.kind != NodeKind::kFile) {
+  if (node->kind != NodeKind::kFile) {
     return Status::IsADirectory(fmt::format("{} is not a file", key));
   }
-  auto current = s.BodyData(node->info.body_id);
+  auto current = s.BodyData(node->body_id);
   if (!current) return current.error();
   std::string next;
   GRAINSTORE_RETURN_IF_ERROR(edit(*current, &next));
@@ -132,7 +132,7 @@ Status Store::MakeDirs(NsId ns, std::string_view key) {
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
   auto existing = s.NodeByKey(ns, key);
   if (existing) {
-    if (existing->info.kind == NodeKind::kDirectory) return Status::Ok();
+    if (existing->kind == NodeKind::kDirectory) return Status::Ok();
     return Status::AlreadyExists(fmt::format("{} exists and is not a directory", key));
   }
   if (!existing.error().IsNotFound()) return existing.error();
@@ -141,11 +141,11 @@ Status Store::MakeDirs(NsId ns, std::string_view key) {
   // segment is made here.
   auto parent = s.EnsureParents(ns, key, now);
   if (!parent) return parent.error();
-  NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755, .uid = parent->info.uid,
-              .gid = parent->info.gid};
+  NewNode dir{.kind = NodeKind::kDirectory, .mode = 0755, .uid = parent->uid,
+              .gid = parent->gid};
   auto made = s.InsertNode(ns, *parent, BaseName(key), dir, now);
   if (!made) return made.error();
-  GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "mkdir", made->info.key, "", made->info.id, 0, "", now));
+  GRAINSTORE_RETURN_IF_ERROR(s.LogOp(ns, "mkdir", made->key, "", made->id, 0, "", now));
   return txn.Commit();
 }
 
@@ -179,7 +179,7 @@ Status Store::RenameKey(NsId ns, std::string_view old_key, std::string_view new_
   auto parent = s.EnsureParents(ns, new_key, now);
   if (!parent) return parent.error();
   GRAINSTORE_RETURN_IF_ERROR(
-      s.MoveNode(&*src, *parent, BaseName(new_key), src->info.versioning, now));
+      s.MoveNode(&*src, *parent, BaseName(new_key), src->versioning, now));
   return txn.Commit();
 }
 
@@ -189,7 +189,7 @@ Result<std::vector<NodeInfo>> Store::ListChildren(NodeId dir) {
   if (!rows) return rows.error();
   std::vector<NodeInfo> out;
   out.reserve(rows->size());
-  for (NodeRow& r : *rows) out.push_back(std::move(r.info));
+  for (NodeInfo& r : *rows) out.push_back(std::move(r));
   return out;
 }
 
