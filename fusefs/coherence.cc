@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <initializer_list>
 #include <string>
 #include <unordered_set>
 
@@ -110,10 +111,11 @@ bool Coherence::CatchUpLocked(bool* checked) {
 void Coherence::Apply(const grainstore::OpRecord& op) {
   Log(LogLevel::kDebug, "external op {} {} {}", op.op, op.subject, op.new_subject);
   const std::int64_t now = NowNs();
-  recent_.Note(op.subject, now);
-  if (!op.new_subject.empty()) recent_.Note(op.new_subject, now);
-  InvalidateKey(op.subject);
-  if (!op.new_subject.empty()) InvalidateKey(op.new_subject);
+  for (const std::string* key : {&op.subject, &op.new_subject}) {
+    if (key->empty()) continue;  // no new path: not a move
+    recent_.Note(*key, now);
+    InvalidateKey(*key);
+  }
   if (op.node_id != 0) RefreshNode(op.node_id);
 }
 

@@ -188,12 +188,10 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     bool keep = false;
     bool is_dir;
     bool stale = false;
-    std::string key;
     fi->fh = fs.NewHandle(fi->flags);
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
-      key = inode->info.key;
       // Deleted or moved away by another process while the kernel may still
       // hold the old name (the poller drops it within its interval): an open
       // is answered ESTALE, on which the kernel walks the path once more,
@@ -213,6 +211,8 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
         // /proc link): it reads its last version, as open handles do.
         if (inode->unlinked && !inode->loaded) fs.coherence().LoadDeletedLocked(*inode);
         keep = OpenLocked(*inode, fi);
+        // Another process edits it (RecentChanges): reads past the page cache.
+        fi->direct_io = fs.coherence().ChangedLately(inode->info.key);
       }
     }
     if (stale) return (void)fuse_reply_err(req, ESTALE);
@@ -223,8 +223,6 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
     }
     fi->keep_cache = keep;
-    // Another process edits it (RecentChanges): reads past the page cache.
-    fi->direct_io = fs.coherence().ChangedLately(key);
     // A read-only handle has nothing to seal: spare the kernel the FLUSH
     // round trip on each close().
     if (!IsWriter(fi) && !(fi->flags & O_TRUNC)) fi->noflush = 1;

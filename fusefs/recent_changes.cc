@@ -6,7 +6,12 @@ namespace fusefs {
 
 void RecentChanges::Note(std::string_view key, std::int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  changed_.insert_or_assign(std::string(key), now_ns);
+  auto it = changed_.find(key);
+  if (it != changed_.end()) {
+    it->second = now_ns;
+  } else {
+    changed_.emplace(std::string(key), now_ns);
+  }
   if (changed_.size() < sweep_at_) return;
   std::erase_if(changed_, [&](const auto& entry) { return now_ns - entry.second >= window_ns_; });
   // Many paths changed within one window: sweep again only once the map
@@ -16,8 +21,7 @@ void RecentChanges::Note(std::string_view key, std::int64_t now_ns) {
 
 bool RecentChanges::Recent(std::string_view key, std::int64_t now_ns) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (changed_.empty()) return false;
-  auto it = changed_.find(std::string(key));
+  auto it = changed_.find(key);
   return it != changed_.end() && now_ns - it->second < window_ns_;
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -19,7 +20,8 @@
 
 namespace fusefs {
 
-// Thread-safe.
+// Thread-safe; its mutex is a leaf (taken with an inode's held, never
+// holding another).
 class RecentChanges {
  public:
   // `window_ns`: how long after its last change a path counts as recent.
@@ -36,9 +38,19 @@ class RecentChanges {
   static constexpr std::size_t kSweepAt = 1024;
 
  private:
+  // Looks keys up by string_view: an open asks for every file it opens, and
+  // a lookup must not copy the path.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const noexcept {
+      return std::hash<std::string_view>{}(key);
+    }
+  };
+
   const std::int64_t window_ns_;
   mutable std::mutex mu_;  // guards the two below
-  std::unordered_map<std::string, std::int64_t> changed_;  // key -> last change
+  // key -> last change
+  std::unordered_map<std::string, std::int64_t, KeyHash, std::equal_to<>> changed_;
   std::size_t sweep_at_ = kSweepAt;
 };
 
