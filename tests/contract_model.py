@@ -3,10 +3,20 @@ C1-C22, and docs/memtool.md's decisions where the contract is silent), written
 from their text rather than from areev's code, in plain Python over a dict of
 paths. test_conformance_model.py replays contract_cases.py through it and
 through `areev memtool --batch` and compares every result byte for byte.
+
+The contract's Python-semantics pieces (numbered lines, the edit snippet,
+the line list of an ambiguous str_replace, insert's line counting, the
+messages built from a path) come from memtool/testdata/make_extra_vectors.py,
+which writes our extra vectors from the same text.
 """
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "memtool" / "testdata"))
+from make_extra_vectors import (DIR_HEADER, ambiguous, escape, param,  # noqa: E402
+                                python_insert, snippet, view_file)
 
 ROOT = "/memories"
-HDR_DIR = "Here're the files and directories up to 2 levels deep in {P}, excluding hidden items and node_modules:\n"
 
 class ToolErr(Exception):
     pass
@@ -33,14 +43,11 @@ class Store:
         if not P.startswith("/memories"):
             raise ToolErr(f"Path must start with /memories, got: {P}")
         rest = P[len("/memories"):]
-        if rest and rest[0] != "/":
-            raise ToolErr(f"Path {P} would escape /memories directory")
         low = P.lower()
-        if "\\" in P or "\x00" in P or "%2e" in low or "%2f" in low or "%5c" in low:
-            raise ToolErr(f"Path {P} would escape /memories directory")
         segs = [s for s in rest.split("/") if s not in ("", ".")]
-        if any(s == ".." for s in segs):
-            raise ToolErr(f"Path {P} would escape /memories directory")
+        if ((rest and rest[0] != "/") or "\\" in P or "\x00" in P or "%2e" in low
+                or "%2f" in low or "%5c" in low or ".." in segs):
+            raise ToolErr(escape(P))
         return ROOT + "".join("/" + s for s in segs)
 
     @staticmethod
@@ -70,7 +77,7 @@ class Store:
         if k not in self.nodes:
             raise ToolErr(f"The path {P} does not exist. Please provide a valid path.")
         if self.isdir(k):
-            out = [HDR_DIR.format(P=P) + "4K\t" + P]
+            out = [DIR_HEADER.format(P, P)]
             def walk(d, rel, depth):
                 for c in self.children(d):
                     name = c.rsplit("/", 1)[1]
@@ -86,14 +93,9 @@ class Store:
         lines = self.nodes[k].split("\n")
         if len(lines) > 999999:
             raise ToolErr(f"File {P} exceeds maximum line limit of 999,999 lines.")
-        start = 1
-        sel = lines
         if isinstance(vr, list) and len(vr) == 2 and all(is_int(x) for x in vr):
-            start = max(1, vr[0]); n = len(lines)
-            e = n if vr[1] == -1 else vr[1]
-            sel = lines[start - 1:e]
-        return f"Here's the content of {P} with line numbers:\n" + "\n".join(
-            "%6d\t%s" % (start + i, t) for i, t in enumerate(sel))
+            return view_file(P, self.nodes[k], vr[0], vr[1])
+        return view_file(P, self.nodes[k])
 
     def create(self, P, text):
         k = self.key(P)
@@ -120,36 +122,20 @@ class Store:
         if cnt == 0:
             raise ToolErr(f"No replacement was performed, old_str `{old}` did not appear verbatim in {P}.")
         if cnt > 1:
-            ls = []; i = c.find(old)
-            while i != -1:
-                ls.append(c[:i].count("\n") + 1)
-                i = c.find(old, i + 1)
-            raise ToolErr(f"No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {', '.join(map(str, ls))}. Please ensure it is unique")
+            raise ToolErr(ambiguous(c, old))
         idx = c.find(old)
-        kline = c[:idx].count("\n")
-        nc = c[:idx] + new + c[idx + len(old):]
-        self.nodes[k] = nc
-        nl = nc.split("\n")
-        a, b = max(0, kline - 2), min(len(nl), kline + 3)
-        return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + \
-            "\n".join("%6d\t%s" % (i + 1, nl[i]) for i in range(a, b))
+        self.nodes[k] = c[:idx] + new + c[idx + len(old):]
+        return snippet(self.nodes[k], c[:idx].count("\n"))
 
     def insert(self, P, line, text):
         k = self.key(P)
         if not self.isfile(k):
             raise ToolErr(f"The path {P} does not exist")
         c = self.nodes[k]
-        if c == "": lines = []
-        else:
-            lines = c.split("\n")
-            if c.endswith("\n"): lines = lines[:-1]
-        N = len(lines)
+        N = 0 if c == "" else c.count("\n") + (0 if c.endswith("\n") else 1)
         if line < 0 or line > N:
             raise ToolErr(f"Invalid `insert_line` parameter: {line}. It should be within the range of lines of the file: [0, {N}]")
-        lines.insert(line, text.rstrip("\n"))
-        r = "\n".join(lines)
-        if not r.endswith("\n"): r += "\n"
-        self.nodes[k] = r
+        self.nodes[k] = python_insert(c, line, text)
         return f"The file {P} has been edited."
 
     def delete(self, P):
@@ -187,10 +173,9 @@ def dispatch(st, cmd):
         c = cmd["command"]
         if c not in REQ: raise ToolErr(f"Unknown command: {c}")
         for p in REQ[c]:
-            v = cmd.get(p, None)
-            ok = is_int(v) if p == "insert_line" else isinstance(v, str)
-            if p not in cmd or not ok:
-                raise ToolErr(f"Parameter `{p}` is required for command: {c}")
+            v = cmd.get(p)
+            if not (is_int(v) if p == "insert_line" else isinstance(v, str)):
+                raise ToolErr(param(p, c))
         if c == "view": return (st.view(cmd["path"], cmd.get("view_range")), False)
         if c == "create": return (st.create(cmd["path"], cmd["file_text"]), False)
         if c == "str_replace": return (st.str_replace(cmd["path"], cmd["old_str"], cmd.get("new_str")), False)
