@@ -11,6 +11,8 @@ import subprocess
 
 import pytest
 
+from batch_util import run_batch
+
 VECTOR_DIR = pathlib.Path(__file__).resolve().parent / "vectors"
 # Linux caps one argv string at 128 KiB; larger commands go through stdin.
 MAX_ARG_BYTES = 100_000
@@ -63,14 +65,8 @@ def run_case_batch(areev_bin, db, case):
     lines = [command_bytes(step) for step in case["steps"]]
     if any(b"\n" in line or not line.strip() for line in lines):
         pytest.skip("a raw command spans lines or is blank; not expressible in --batch")
-    proc = run(areev_bin, ["memtool", "--batch", "--db", db], stdin=b"\n".join(lines) + b"\n")
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout.split(b"\n")
-    assert out[-1] == b"", "batch output must end with a newline"
-    assert len(out) - 1 == len(case["steps"]), proc.stdout[-500:]
-    for index, (step, line) in enumerate(zip(case["steps"], out)):
-        result = json.loads(line)
-        assert set(result) == {"content", "is_error"}, line
+    results = run_batch(areev_bin, db, lines)
+    for index, (step, result) in enumerate(zip(case["steps"], results)):
         assert result["content"].encode("utf-8", "surrogatepass") == expected_bytes(step), \
             f"{case['name']} step {index}"
         assert result["is_error"] is step["is_error"], f"{case['name']} step {index}"

@@ -11,10 +11,10 @@ vectors under tests/vectors/ pin areev's choice for those instead.
 import json
 import os
 import pathlib
-import subprocess
 
 import pytest
 
+from batch_util import run_batch
 from contract_cases import CASES
 from contract_model import fmt_size, run_model
 
@@ -45,17 +45,6 @@ def model_input(step):
     return obj if isinstance(obj, dict) else {"command": "<<unparseable>>"}
 
 
-def run_batch(areev_bin, db, steps, ascii_only):
-    data = "".join(encode(s, ascii_only) + "\n" for s in steps).encode("utf-8", "surrogatepass")
-    proc = subprocess.run([areev_bin, "memtool", "--db", db, "--batch"], input=data,
-                          capture_output=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
-    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    assert lines[-1] == ""
-    results = [json.loads(line) for line in lines[:-1]]
-    return [(r["content"], r["is_error"]) for r in results]
-
-
 def test_the_model_answers_every_contract_vector():
     # The oracle is checked first against the contract's own worked examples.
     for vector in json.loads(VECTORS.read_text()):
@@ -84,7 +73,7 @@ def test_the_model_agrees_with_hand_worked_results(case):
 def test_areev_answers_as_the_model(areev_bin, tmp_path, case, ascii_only):
     name, steps, _ = case
     want = run_model([model_input(s) for s in steps])
-    got = run_batch(areev_bin, str(tmp_path / "agent.db"), steps, ascii_only)
-    assert len(got) == len(steps)
+    lines = [encode(s, ascii_only).encode("utf-8", "surrogatepass") for s in steps]
+    got = [(r["content"], r["is_error"]) for r in run_batch(areev_bin, tmp_path / "agent.db", lines)]
     for i, (g, w) in enumerate(zip(got, want)):
         assert g == w, f"{name} step {i}: {steps[i]!r:.300}"
