@@ -159,18 +159,35 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
       inode->dirty = false;
     }
   } else {
-    std::lock_guard<std::mutex> lock(inode->mu);
-    if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
-      MarkNameStale(*inode);
-      inode->info.key = node->key;
+    std::string moved_from;  // a directory's old key, when it moved
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
+        MarkNameStale(*inode);
+        if (node->kind == NodeKind::kDirectory) moved_from = inode->info.key;
+        inode->info.key = node->key;
+      }
+      if (!inode->dirty) {
+        if (node) inode->info = *node;
+        inode->Unload();
+        inode->stale_pages = true;
+      }
     }
-    if (!inode->dirty) {
-      if (node) inode->info = *node;
-      inode->Unload();
-      inode->stale_pages = true;
-    }
+    if (!moved_from.empty()) MarkMovedUnder(moved_from, node->key);
   }
   pending_.push_back({false, fs_->ToFuse(id), {}});
+}
+
+void Coherence::MarkMovedUnder(const std::string& old_key, const std::string& new_key) {
+  // One pass over the inodes the kernel knows; another process moving a
+  // directory is rare, and the files under it are not in the op-log entry.
+  const std::string prefix = old_key + "/";
+  for (const std::shared_ptr<Inode>& inode : fs_->inodes().All()) {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    if (!inode->info.key.starts_with(prefix)) continue;
+    MarkNameStale(*inode);
+    inode->info.key = new_key + inode->info.key.substr(old_key.size());
+  }
 }
 
 bool Coherence::ChangedLately(std::string_view key) const { return recent_.Recent(key, NowNs()); }

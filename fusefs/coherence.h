@@ -74,6 +74,10 @@ class Coherence {
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
+  // Files and directories under a directory another process moved from
+  // `old_key` to `new_key`: opens that reach them are sent back (ESTALE) for
+  // a while, as for a file moved itself, and their keys follow the move.
+  void MarkMovedUnder(const std::string& old_key, const std::string& new_key);
   void SendNotices();
 
   Filesystem* fs_;

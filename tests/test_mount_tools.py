@@ -193,6 +193,22 @@ def test_a_moved_file_looked_up_by_its_new_name_is_not_reached_by_its_old(mnt, a
         assert (mnt.path / f"n{i}.md").read_text() == "old\n"  # by its new name, at once
 
 
+def test_open_right_after_another_process_moves_the_directory_finds_nothing(mnt, agent):
+    # Another process renames directory d away while the kernel holds d and
+    # d/f.md cached: an open by the old path fails at once, as on a local
+    # disk; an append by it writes nothing into the moved file.
+    for i in range(5):
+        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
+        agent({"command": "rename", "old_path": f"/memories/d{i}", "new_path": f"/memories/e{i}"})
+        with pytest.raises(FileNotFoundError):
+            (mnt.path / f"d{i}" / "f.md").read_text()
+        with pytest.raises(FileNotFoundError):
+            with open(mnt.path / f"d{i}" / "f.md", "a") as f:
+                f.write("appended\n")
+        assert areev(mnt.db, "cat", f"/memories/e{i}/f.md").stdout == "old\n"
+        assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"  # by its new path, at once
+
+
 def test_replaced_by_a_file_held_open_under_another_name(mnt, agent):
     # Another process deletes f and renames t (which a reader holds open)
     # onto it: both files changed; an open of f reads t's bytes.
