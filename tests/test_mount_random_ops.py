@@ -6,7 +6,10 @@ the memory tool (a long-lived `areev memtool --batch` on the same store)
 creates, deletes and renames; what it did is done to the plain directory,
 and 0.4 s later the mount must show it. At the end both trees must
 be equal, the memory tool must read every file as the mount shows it, and
-each file's newest version in .history/ must be its current content.
+each file's newest version in .history/ must be its current content. Each
+save (open, write, close; truncate by name) of an existing file with no
+other descriptor open must add one version to .history/ when it changed the
+content and none when it did not.
 
 The sequences are seeded, so a failure names the seed and step that
 reproduce it; AREEV_RANDOM_OPS_SEEDS and AREEV_RANDOM_OPS_STEPS run more.
@@ -97,7 +100,8 @@ def make_step(rng, slots_open):
     op = rng.choice(["write", "write", "append", "pwrite", "truncate", "read", "read",
                      "unlink", "mkdir", "rmdir", "rename", "rename", "rename_dir", "symlink",
                      "read_link", "chmod", "stat", "listdir", "open", "open", "fd_write",
-                     "fd_write", "fd_read", "fd_close", "fd_fsync", "fd_truncate"])
+                     "fd_write", "fd_read", "fd_close", "fd_close", "fd_fsync",
+                     "fd_truncate", "rewrite"])
     a, b = file_path(rng), file_path(rng)
     if op in ("mkdir", "rmdir", "rename_dir") or rng.random() < 0.05:
         a = dir_path(rng)
@@ -132,6 +136,11 @@ def make_step(rng, slots_open):
             return os.pwrite(fd, data, off)
         finally:
             os.close(fd)
+
+    def rewrite(s):  # the same bytes saved again, as an editor's :w
+        body = read_bytes(s.p(a))
+        with open(s.p(a), "wb") as f:
+            f.write(body)
 
     def read(s):
         with open(s.p(a), "rb") as f:
@@ -170,7 +179,7 @@ def make_step(rng, slots_open):
         return os.fstat(fd(s)).st_size
 
     steps = {
-        "write": write, "append": append, "pwrite": pwrite,
+        "write": write, "append": append, "pwrite": pwrite, "rewrite": rewrite,
         "truncate": lambda s: os.truncate(s.p(a), size),
         "read": read, "unlink": lambda s: os.unlink(s.p(a)),
         "mkdir": lambda s: os.mkdir(s.p(a)), "rmdir": lambda s: os.rmdir(s.p(a)),
@@ -183,7 +192,7 @@ def make_step(rng, slots_open):
         "fd_fsync": fd_fsync, "fd_truncate": fd_truncate,
     }
     label = f"{op} a={a!r} b={b!r} len={len(data)} off={off} size={size} slot={slot} flags={flags:#o}"
-    return label, steps[op]
+    return label, steps[op], op, a
 
 
 class Tool:
@@ -239,6 +248,28 @@ def tool_step(rng, tool, plain_root):
     return f"memory tool {op} {a!r} {b!r}: {result['content'][:120]!r}"
 
 
+SAVES = {"write", "append", "pwrite", "truncate", "rewrite"}
+
+
+def is_regular(path):
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def versions_of(mnt, rel):
+    """The version files in .history/REL/ (a directory that once stood there
+    adds directories beside them: docs/fusefs.md, `.history/`)."""
+    return [v for v in history_dir(mnt.path, rel)
+            if stat.S_ISREG(os.lstat(mnt.path / ".history" / rel / v).st_mode)]
+
+
 def close_all(side):
     for fd in side.fds.values():
         os.close(fd)
@@ -266,11 +297,21 @@ def test_random_operations_match_a_plain_directory(mnt, tmp_path, seed):
                 # is covered in test_mount_tools.py.)
                 time.sleep(0.4)
                 continue
-            label, fn = make_step(rng, plain.fds)
+            label, fn, op, a = make_step(rng, plain.fds)
+            # A save by a program that opens, writes and closes (or truncates
+            # by name) adds one version when the content changed, none when
+            # it did not; checked where no other descriptor holds a draft.
+            counted = op in SAVES and not plain.fds and is_regular(plain.p(a))
+            if counted:
+                before = (read_bytes(plain.p(a)), versions_of(mnt, a))
             want = outcome(lambda: fn(plain))
             got = outcome(lambda: fn(mount))
             assert got == want, (f"seed {seed} step {i}: {label}: plain {want!r:.200}, "
                                  f"mount {got!r:.200}; the memory tool's last step: {last_tool}")
+            if counted and want[0] == "ok":
+                changed = read_bytes(plain.p(a)) != before[0]
+                assert len(versions_of(mnt, a)) == len(before[1]) + changed, \
+                    f"seed {seed} step {i}: {label}: content changed: {changed}"
     finally:
         close_all(plain)
         close_all(mount)
@@ -283,10 +324,7 @@ def test_random_operations_match_a_plain_directory(mnt, tmp_path, seed):
         cat = subprocess.run([str(areev_path()), "--db", mnt.db, "--ns", mnt.ns, "cat", key],
                              capture_output=True, timeout=60)
         assert cat.returncode == 0 and cat.stdout == content, f"seed {seed}: {key}"
-        # Where a directory once stood, its files' histories are listed
-        # beside the versions, as directories (docs/fusefs.md, `.history/`).
-        versions = [v for v in history_dir(mnt.path, rel)
-                    if stat.S_ISREG(os.lstat(mnt.path / ".history" / rel / v).st_mode)]
+        versions = versions_of(mnt, rel)
         assert versions, f"seed {seed}: no versions of {rel}"
         newest = mnt.path / ".history" / rel / versions[-1]
         assert newest.read_bytes() == content, f"seed {seed}: newest version of {rel}"
