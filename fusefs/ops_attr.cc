@@ -148,6 +148,10 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
   Guarded(req, "setattr", [&] {
     Filesystem& fs = Fs(req);
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
+    // A truncate works on the body the inode holds: another process's
+    // change committed just before must be seen first, or the cut would be
+    // made from the version before it and sealed over it.
+    fs.coherence().CatchUp();
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     grainstore::AttrUpdate update = ToUpdate(attr, to_set);

@@ -209,6 +209,18 @@ def test_open_right_after_another_process_moves_the_directory_finds_nothing(mnt,
         assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"  # by its new path, at once
 
 
+def test_truncate_right_after_another_process_rewrote_the_file_cuts_the_new_content(mnt, agent):
+    # The daemon keeps the bodies of files released lately; a truncate by
+    # name right after another process's edit must cut that edit, not the
+    # kept body of the version before it.
+    for i in range(5):
+        create_cached(mnt, agent, f"t{i}.md", "old old old\n")
+        agent({"command": "create", "path": f"/memories/t{i}.md", "file_text": "NEW CONTENT\n"})
+        os.truncate(mnt.path / f"t{i}.md", 3)
+        assert areev(mnt.db, "cat", f"/memories/t{i}.md").stdout == "NEW"
+        assert (mnt.path / f"t{i}.md").read_text() == "NEW"
+
+
 def test_replaced_by_a_file_held_open_under_another_name(mnt, agent):
     # Another process deletes f and renames t (which a reader holds open)
     # onto it: both files changed; an open of f reads t's bytes.
