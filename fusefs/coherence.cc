@@ -13,10 +13,6 @@
 namespace fusefs {
 namespace {
 
-// Sends opens that reach `inode` back to look its name up again for a while
-// (OpOpen): its node was deleted or moved away.
-void MarkNameStale(Inode& inode) { inode.name_stale_until_ns = NowNs() + kStaleNameNs; }
-
 }  // namespace
 
 using grainstore::NodeKind;
@@ -163,7 +159,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
-        MarkNameStale(*inode);
+        MarkNameStaleLocked(*inode);
         if (node->kind == NodeKind::kDirectory) moved_from = inode->info.key;
         inode->info.key = node->key;
       }
@@ -185,7 +181,7 @@ void Coherence::MarkMovedUnder(const std::string& old_key, const std::string& ne
   for (const std::shared_ptr<Inode>& inode : fs_->inodes().All()) {
     std::lock_guard<std::mutex> lock(inode->mu);
     if (!inode->info.key.starts_with(prefix)) continue;
-    MarkNameStale(*inode);
+    MarkNameStaleLocked(*inode);
     inode->info.key = new_key + inode->info.key.substr(old_key.size());
   }
 }
@@ -193,8 +189,24 @@ void Coherence::MarkMovedUnder(const std::string& old_key, const std::string& ne
 bool Coherence::ChangedLately(std::string_view key) const { return recent_.Recent(key, NowNs()); }
 
 void Coherence::NodeGoneLocked(Inode& inode) {
-  if (!inode.unlinked) MarkNameStale(inode);
+  if (!inode.unlinked) MarkNameStaleLocked(inode);
   inode.unlinked = true;
+}
+
+void Coherence::MarkNameStaleLocked(Inode& inode) {
+  const std::int64_t until = NowNs() + kStaleNameNs;
+  inode.name_stale_until_ns = until;
+  if (inode.info.kind == NodeKind::kDirectory) {
+    dirs_gone_until_ns_.store(until, std::memory_order_release);
+  }
+}
+
+bool Coherence::DirectoryGoneLately(grainstore::NodeId id, std::int64_t now) const {
+  if (!AnyDirectoryGoneLately(now)) return false;
+  auto dir = fs_->inodes().Find(id);
+  if (!dir) return false;  // not known to the kernel: it reached the file otherwise
+  std::lock_guard<std::mutex> lock(dir->mu);
+  return dir->info.kind == NodeKind::kDirectory && now < dir->name_stale_until_ns;
 }
 
 void Coherence::LoadDeletedLocked(Inode& inode) {

@@ -57,6 +57,15 @@ class Coherence {
   // that reach it through an old name back to look it up again (the inode's
   // mutex held).
   void NodeGoneLocked(Inode& inode);
+  // Whether any directory was moved or deleted by another process within
+  // kStaleNameNs (one atomic load), and whether directory `id` was, while
+  // the kernel may hold its old name: an open of a file in it may have come
+  // by that name (OpOpen). The second takes the directory's mutex, so not
+  // with an inode's mutex held.
+  bool AnyDirectoryGoneLately(std::int64_t now) const {
+    return now < dirs_gone_until_ns_.load(std::memory_order_acquire);
+  }
+  bool DirectoryGoneLately(grainstore::NodeId id, std::int64_t now) const;
   // Whether another process changed `key` (added, edited, moved, deleted
   // it) within kRecentChangeNs: an open of it is then given direct I/O.
   bool ChangedLately(std::string_view key) const;
@@ -79,8 +88,13 @@ class Coherence {
   // a while, as for a file moved itself, and their keys follow the move.
   void MarkMovedUnder(const std::string& old_key, const std::string& new_key);
   void SendNotices();
+  // Sends opens that reach `inode` back to look its name up again for a
+  // while (OpOpen): its node was deleted or moved away (its mutex held).
+  void MarkNameStaleLocked(Inode& inode);
 
   Filesystem* fs_;
+  // Until when (NowNs) some directory is marked as in MarkNameStaleLocked.
+  std::atomic<std::int64_t> dirs_gone_until_ns_{0};
   // The store's commit fingerprint when a check last found everything caught
   // up; 0 forces the next check.
   std::atomic<std::uint64_t> caught_up_at_{0};

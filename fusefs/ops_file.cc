@@ -188,6 +188,19 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     bool keep = false;
     bool is_dir;
     bool stale = false;
+    const std::int64_t now = NowNs();
+    // A file in a directory another process just moved or deleted may have
+    // been looked up in it by the directory's old name (the kernel holds it
+    // until the poller drops it): sent back as below.
+    bool parent_gone = false;
+    if (fs.coherence().AnyDirectoryGoneLately(now)) {
+      grainstore::NodeId parent;
+      {
+        std::lock_guard<std::mutex> lock(inode->mu);
+        parent = inode->info.parent_id;
+      }
+      parent_gone = fs.coherence().DirectoryGoneLately(parent, now);
+    }
     fi->fh = fs.NewHandle(fi->flags);
     {
       std::lock_guard<std::mutex> lock(inode->mu);
@@ -199,9 +212,8 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       // gone (ENOENT, or a new file for O_CREAT) or the file made there
       // since; the retried open is let in, whichever file it reaches
       // (SentBack: a thread is sent back once per retry).
-      const std::int64_t now = NowNs();
       const std::int64_t tid = fuse_req_ctx(req)->pid;
-      if (!is_dir && now < inode->name_stale_until_ns) {
+      if (!is_dir && (now < inode->name_stale_until_ns || parent_gone)) {
         stale = !fs.sent_back().Admit(tid, now);
       } else {
         fs.sent_back().UseUp(tid);

@@ -209,6 +209,21 @@ def test_open_right_after_another_process_moves_the_directory_finds_nothing(mnt,
         assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"  # by its new path, at once
 
 
+def test_open_of_a_name_not_looked_up_in_a_directory_another_process_moved(mnt, agent):
+    # The kernel holds directory d but has never looked up d/f.md: the
+    # lookup finds the file in the moved directory, and the open is sent back.
+    for i in range(5):
+        agent({"command": "create", "path": f"/memories/m{i}/f.md", "file_text": "old\n"})
+        time.sleep(0.25)  # the poller's notices for the create are out
+        assert (mnt.path / f"m{i}").is_dir()
+        agent({"command": "rename", "old_path": f"/memories/m{i}", "new_path": f"/memories/n{i}"})
+        with pytest.raises(FileNotFoundError):
+            with open(mnt.path / f"m{i}" / "f.md", "a") as f:
+                f.write("appended\n")
+        assert areev(mnt.db, "cat", f"/memories/n{i}/f.md").stdout == "old\n"
+        assert (mnt.path / f"n{i}" / "f.md").read_text() == "old\n"  # by its new path, at once
+
+
 def test_truncate_right_after_another_process_rewrote_the_file_cuts_the_new_content(mnt, agent):
     # The daemon keeps the bodies of files released lately; a truncate by
     # name right after another process's edit must cut that edit, not the
