@@ -169,19 +169,20 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
         inode->stale_pages = true;
       }
     }
-    if (!moved_from.empty()) MarkMovedUnder(moved_from, node->key);
+    if (!moved_from.empty()) MoveKeysUnder(moved_from, node->key, /*send_back=*/true);
   }
   pending_.push_back({false, fs_->ToFuse(id), {}});
 }
 
-void Coherence::MarkMovedUnder(const std::string& old_key, const std::string& new_key) {
+void Coherence::MoveKeysUnder(const std::string& old_key, const std::string& new_key,
+                              bool send_back) {
   // One pass over the inodes the kernel knows; another process moving a
   // directory is rare, and the files under it are not in the op-log entry.
   const std::string prefix = old_key + "/";
   for (const std::shared_ptr<Inode>& inode : fs_->inodes().All()) {
     std::lock_guard<std::mutex> lock(inode->mu);
     if (!inode->info.key.starts_with(prefix)) continue;
-    MarkNameStaleLocked(*inode);
+    if (send_back) MarkNameStaleLocked(*inode);
     inode->info.key = new_key + inode->info.key.substr(old_key.size());
   }
 }

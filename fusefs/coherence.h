@@ -66,6 +66,11 @@ class Coherence {
     return now < dirs_gone_until_ns_.load(std::memory_order_acquire);
   }
   bool DirectoryGoneLately(grainstore::NodeId id, std::int64_t now) const;
+  // The inodes under a directory moved from `old_key` to `new_key` take the
+  // new keys. When another process moved it (`send_back`), opens that reach
+  // them are also sent back (ESTALE) for a while, as for a file moved
+  // itself; a move through the mount needs no more than the keys.
+  void MoveKeysUnder(const std::string& old_key, const std::string& new_key, bool send_back);
   // Whether another process changed `key` (added, edited, moved, deleted
   // it) within kRecentChangeNs: an open of it is then given direct I/O.
   bool ChangedLately(std::string_view key) const;
@@ -83,10 +88,6 @@ class Coherence {
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
-  // Files and directories under a directory another process moved from
-  // `old_key` to `new_key`: opens that reach them are sent back (ESTALE) for
-  // a while, as for a file moved itself, and their keys follow the move.
-  void MarkMovedUnder(const std::string& old_key, const std::string& new_key);
   void SendNotices();
   // Sends opens that reach `inode` back to look its name up again for a
   // while (OpOpen): its node was deleted or moved away (its mutex held).

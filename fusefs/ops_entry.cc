@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "coherence.h"
 #include "filesystem.h"
 #include "grainstore/path.h"
 #include "ops.h"
@@ -180,12 +181,17 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     auto node = fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning, hint);
     if (!node) return (void)fuse_reply_err(req, FailureErrno("rename", node.error()));
     if (replaced != 0 && replaced != moved) MarkUnlinked(fs, replaced);
+    std::string moved_from;  // a directory's old key: what lies under it moves too
     if (auto inode = fs.inodes().Find(moved)) {
       std::lock_guard<std::mutex> lock(inode->mu);
+      if (node->kind == grainstore::NodeKind::kDirectory && inode->info.key != node->key) {
+        moved_from = inode->info.key;
+      }
       std::uint64_t size = inode->info.size;
       inode->info = *node;
       if (inode->dirty) inode->info.size = size;
     }
+    if (!moved_from.empty()) fs.coherence().MoveKeysUnder(moved_from, node->key, false);
     fs.Refresh(dir);
     if (new_dir != dir) fs.Refresh(new_dir);
     fuse_reply_err(req, 0);
