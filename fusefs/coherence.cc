@@ -11,9 +11,6 @@
 #include "log.h"
 
 namespace fusefs {
-namespace {
-
-}  // namespace
 
 using grainstore::NodeKind;
 using grainstore::Status;

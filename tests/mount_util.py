@@ -10,6 +10,7 @@ Mount), the session safety net that lazily unmounts leftovers, a per-test
 timeout, and helpers (history listings, the memtool CLI, daemon log checks).
 """
 import contextlib
+import errno
 import json
 import os
 import re
@@ -185,6 +186,15 @@ def history_dir(mountpoint, rel):
         return []
 
 
+def errno_outcome(fn):
+    """("ok", fn()) or ("err", the errno's name): a call's result in a form
+    two trees' runs of it can be compared by."""
+    try:
+        return ("ok", fn())
+    except OSError as e:
+        return ("err", errno.errorcode.get(e.errno, e.errno))
+
+
 def wait_for(predicate, timeout=2.0, interval=0.02):
     """Polls predicate until true or timeout; returns its last value."""
     deadline = time.monotonic() + timeout
@@ -252,6 +262,6 @@ def _per_test_timeout():
     signal.signal(signal.SIGALRM, previous)
 
 
-__all__ = ["Mount", "areev", "memtool", "history", "history_dir", "wait_for",
+__all__ = ["Mount", "areev", "memtool", "history", "history_dir", "wait_for", "errno_outcome",
            "check_daemon_log", "fusermount_unmount", "mounted", "fuse_test_marker", "mnt",
            "_unmount_leftovers", "_per_test_timeout"]

@@ -46,13 +46,6 @@ LINKS = ["l1", "l2"]
 MAX_OPEN = 4
 
 
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except OSError as e:
-        return ("err", errno.errorcode.get(e.errno, e.errno))
-
-
 def file_path(rng):
     return f"{rng.choice(DIRS)}/{rng.choice(NAMES)}".lstrip("/")
 
@@ -61,13 +54,15 @@ def dir_path(rng):
     return rng.choice(DIRS[1:] + ["y/w", "x/z/v"])
 
 
-def kind(st):
-    return stat.S_IFMT(st.st_mode)
-
-
 def describe(st):
     """What must agree between the two trees: type, size, permission bits."""
-    return kind(st), st.st_size if not stat.S_ISDIR(st.st_mode) else 0, stat.S_IMODE(st.st_mode)
+    size = st.st_size if not stat.S_ISDIR(st.st_mode) else 0
+    return stat.S_IFMT(st.st_mode), size, stat.S_IMODE(st.st_mode)
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def snapshot(root):
@@ -79,8 +74,7 @@ def snapshot(root):
             path = os.path.join(dirpath, name)
             st = os.lstat(path)
             if stat.S_ISREG(st.st_mode):
-                with open(path, "rb") as f:
-                    content = f.read()
+                content = read_bytes(path)
             elif stat.S_ISLNK(st.st_mode):
                 content = os.readlink(path)
             else:
@@ -101,10 +95,11 @@ class Side:
 
 
 def make_step(rng, slots_open):
-    """A step: (label, fn(side) -> value). Random choices are drawn here,
-    once, so both sides run the same operation. Files, directories and
-    symlinks mostly keep to their own names, so most steps succeed; now and
-    then a step crosses them (a file renamed over a directory, ...)."""
+    """A step: (label, fn(side) -> value, op, a), `a` the path it acts on.
+    Random choices are drawn here, once, so both sides run the same
+    operation. Files, directories and symlinks mostly keep to their own
+    names, so most steps succeed; now and then a step crosses them (a file
+    renamed over a directory, ...)."""
     op = rng.choice(["write", "write", "append", "pwrite", "truncate", "read", "read",
                      "unlink", "mkdir", "rmdir", "rename", "rename", "rename_dir", "symlink",
                      "read_link", "chmod", "stat", "listdir", "open", "open", "fd_write",
@@ -150,9 +145,11 @@ def make_step(rng, slots_open):
         with open(s.p(a), "wb") as f:
             f.write(body)
 
-    def read(s):
-        with open(s.p(a), "rb") as f:
-            return f.read()
+    def read(s):  # through a symlink too (read_link)
+        return read_bytes(s.p(a))
+
+    def rename(s):  # rename_dir only draws its names otherwise
+        os.rename(s.p(a), s.p(b))
 
     def stat_(s):
         return describe(os.lstat(s.p(a)))
@@ -177,7 +174,8 @@ def make_step(rng, slots_open):
         return os.pread(fd(s), 10000, off)
 
     def fd_close(s):
-        os.close(s.fds.pop(slot)) if slot in s.fds else fd(s)
+        fd(s)  # EBADF for an empty slot
+        os.close(s.fds.pop(slot))
 
     def fd_fsync(s):
         os.fsync(fd(s))
@@ -189,12 +187,10 @@ def make_step(rng, slots_open):
     steps = {
         "write": write, "append": append, "pwrite": pwrite, "rewrite": rewrite,
         "truncate": lambda s: os.truncate(s.p(a), size),
-        "read": read, "unlink": lambda s: os.unlink(s.p(a)),
+        "read": read, "read_link": read, "unlink": lambda s: os.unlink(s.p(a)),
         "mkdir": lambda s: os.mkdir(s.p(a)), "rmdir": lambda s: os.rmdir(s.p(a)),
-        "rename": lambda s: os.rename(s.p(a), s.p(b)),
-        "rename_dir": lambda s: os.rename(s.p(a), s.p(b)),
+        "rename": rename, "rename_dir": rename,
         "symlink": lambda s: os.symlink(rng_target, s.p(a)),
-        "read_link": read,
         "chmod": lambda s: os.chmod(s.p(a), mode), "stat": stat_, "listdir": listdir,
         "open": open_, "fd_write": fd_write, "fd_read": fd_read, "fd_close": fd_close,
         "fd_fsync": fd_fsync, "fd_truncate": fd_truncate,
@@ -266,11 +262,6 @@ def is_regular(path):
         return False
 
 
-def read_bytes(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def versions_of(root, rel):
     """The version files in ROOT/.history/REL/ (a directory that once stood
     there adds directories beside them: docs/fusefs.md, `.history/`)."""
@@ -324,8 +315,8 @@ def run_sequence(seed, mounts, plain_root):
             counted = op in SAVES and not plain.fds and is_regular(plain.p(a))
             if counted:
                 before = (read_bytes(plain.p(a)), versions_of(mount.root, a))
-            want = outcome(lambda: fn(plain))
-            got = outcome(lambda: fn(mount))
+            want = errno_outcome(lambda: fn(plain))  # noqa: F405
+            got = errno_outcome(lambda: fn(mount))  # noqa: F405
             assert got == want, (f"seed {seed} step {i} (mount {cur}): {label}: plain "
                                  f"{want!r:.200}, mount {got!r:.200}; the memory tool's last "
                                  f"step: {last_tool}")
