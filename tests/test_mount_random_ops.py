@@ -20,6 +20,7 @@ AREEV_RANDOM_OPS_SETTLE_S=0 takes the steps right after the memory tool's,
 inside the poll interval, where docs/fusefs.md ("Caching and coherence")
 lists what may still differ from a local disk.
 """
+import collections
 import errno
 import json
 import os
@@ -294,17 +295,18 @@ def run_sequence(seed, mounts, plain_root):
         for d in DIRS[1:]:
             os.mkdir(side.p(d))
     tool = Tool(mounts[0])
-    last_tool = None
+    recent = collections.deque(maxlen=8)  # the steps before a failure, to read it by
     try:
         for i in range(STEPS):
             if not plain.fds and rng.random() < 0.05:
-                last_tool = f"step {i}: " + (tool_step(rng, tool, str(plain_root)) or "skipped")
+                recent.append(f"step {i}: " + (tool_step(rng, tool, str(plain_root)) or "skipped"))
                 time.sleep(SETTLE_S)
                 continue
             if len(sides) > 1 and rng.random() < 0.05:
                 close_all(plain)
                 close_all(sides[cur])
                 cur = rng.randrange(len(sides))
+                recent.append(f"step {i}: switch to mount {cur}")
                 time.sleep(SETTLE_S)
                 continue
             mount = sides[cur]
@@ -318,8 +320,9 @@ def run_sequence(seed, mounts, plain_root):
             want = errno_outcome(lambda: fn(plain))  # noqa: F405
             got = errno_outcome(lambda: fn(mount))  # noqa: F405
             assert got == want, (f"seed {seed} step {i} (mount {cur}): {label}: plain "
-                                 f"{want!r:.200}, mount {got!r:.200}; the memory tool's last "
-                                 f"step: {last_tool}")
+                                 f"{want!r:.200}, mount {got!r:.200}; the steps before: "
+                                 + "; ".join(recent))
+            recent.append(f"step {i}: {label}: {want!r:.80}")
             if counted and want[0] == "ok":
                 changed = read_bytes(plain.p(a)) != before[0]
                 assert len(versions_of(mount.root, a)) == len(before[1]) + changed, \
