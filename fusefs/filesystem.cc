@@ -325,6 +325,45 @@ int Filesystem::CheckNewName(fuse_ino_t parent, std::string_view name, const cha
   return 0;
 }
 
+bool Filesystem::SendsBack(std::int64_t tid, fuse_ino_t parent, std::string_view name,
+                           fuse_ino_t from_parent) {
+  Coherence& coherence = *coherence_;
+  coherence.CatchUp();  // the kernel may send this without a lookup first
+  const std::int64_t now = NowNs();
+  const bool gone = coherence.AnyDirectoryGoneLately(now) &&
+                    (coherence.DirectoryGoneLately(FromFuse(parent), now) ||
+                     (from_parent != 0 && from_parent != parent &&
+                      coherence.DirectoryGoneLately(FromFuse(from_parent), now)));
+  if (!gone) {
+    sent_back_.UseUp(tid);
+    return false;
+  }
+  return !sent_back_.Admit(tid, now, parent, name);
+}
+
+bool Filesystem::OpenSendsBack(std::int64_t tid, Inode& inode) {
+  Coherence& coherence = *coherence_;
+  const std::int64_t now = NowNs();
+  grainstore::NodeId parent;
+  bool stale;
+  {
+    std::lock_guard<std::mutex> lock(inode.mu);
+    parent = inode.info.parent_id;
+    stale = now < inode.name_stale_until_ns;
+  }
+  // A node in a directory another process just moved or deleted may have
+  // been looked up in it by the directory's old name, whether or not the
+  // kernel knew the node before.
+  if (!stale && coherence.AnyDirectoryGoneLately(now)) {
+    stale = coherence.DirectoryGoneLately(parent, now);
+  }
+  if (!stale) {
+    sent_back_.UseUp(tid);
+    return false;
+  }
+  return !sent_back_.Admit(tid, now);
+}
+
 void Filesystem::SealAll() {
   for (const auto& inode : inodes_.All()) {
     std::lock_guard<std::mutex> lock(inode->mu);

@@ -173,6 +173,28 @@ class Filesystem {
   // that is not UTF-8, EINVAL / ENAMETOOLONG for other names
   // grainstore::ValidateName rejects. Logs refusals.
   int CheckNewName(fuse_ino_t parent, std::string_view name, const char* op);
+  // Whether a request by thread `tid` that makes or removes `name` in
+  // kernel directory `parent` (a create, mkdir, symlink, unlink, rmdir, or a
+  // rename onto it, moving something out of `from_parent`) is sent back
+  // (ESTALE): true when another process moved or deleted one of the two
+  // directories lately (Coherence::DirectoryGoneLately), since the kernel
+  // may have reached it by its old path, and the thread holds no pass
+  // (SentBack). The kernel then walks the path again, looking each name up
+  // afresh: by the old path the call fails with ENOENT, as on a local disk,
+  // instead of acting in the moved directory; by a path that still leads
+  // there it is let in. Otherwise uses up the thread's pass.
+  bool SendsBack(std::int64_t tid, fuse_ino_t parent, std::string_view name,
+                 fuse_ino_t from_parent = 0);
+  // Whether an open or opendir by thread `tid` of `inode` (its mutex not
+  // held) is sent back (ESTALE): another process deleted it or moved it
+  // away, or moved or deleted its directory, lately, while the kernel may
+  // still hold the old name (the poller drops it within its interval). The
+  // kernel then walks the path once more, looking every name up afresh: by
+  // the old name it finds the name gone (ENOENT, or a new file for O_CREAT)
+  // or what was made there since; the retry is let in, whichever file it
+  // reaches (SentBack: a thread is sent back once per retry). Otherwise
+  // uses up the thread's pass.
+  bool OpenSendsBack(std::int64_t tid, Inode& inode);
   // Versioning for a file named `name` in directory `dir` (store id): the
   // name policy (VersioningFor), and a SQLite sidecar (`X-journal`, `X-wal`,
   // `X-shm`) is unversioned while a file X lies beside it.

@@ -187,7 +187,12 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (Filesystem::IsVirtual(ino) && !fs.history().IsDirectory(ino)) {
       return (void)fuse_reply_err(req, ENOTDIR);
     }
-    if (!Filesystem::IsVirtual(ino)) fs.coherence().CatchUp();
+    if (!Filesystem::IsVirtual(ino)) {
+      fs.coherence().CatchUp();
+      auto dir = fs.Get(ino);
+      if (!dir) return (void)fuse_reply_err(req, ESTALE);
+      if (fs.OpenSendsBack(fuse_req_ctx(req)->pid, *dir)) return (void)fuse_reply_err(req, ESTALE);
+    }
     auto* handle = new DirHandle();
     fi->fh = reinterpret_cast<uint64_t>(handle);
     if (fuse_reply_open(req, fi) != 0) delete handle;

@@ -79,6 +79,7 @@ void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) 
   if (Filesystem::IsVirtual(parent) || (parent == FUSE_ROOT_ID && n == grainstore::kHistoryDirName)) {
     return (void)fuse_reply_err(req, EROFS);
   }
+  if (fs.SendsBack(fuse_req_ctx(req)->pid, parent, n)) return (void)fuse_reply_err(req, ESTALE);
   grainstore::NodeId dir = fs.FromFuse(parent);
   grainstore::NodeId id = PrepareToLoseName(fs, dir, n);
   Status removed = fs.store().RemoveNode(dir, n, want_dir, grainstore::Vacate::kVacate);
@@ -90,12 +91,21 @@ void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) 
   fuse_reply_err(req, 0);
 }
 
+// CheckNewName, then Filesystem::SendsBack: an errno, ESTALE or 0.
+int RefuseNewName(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name,
+                  const char* op) {
+  if (int err = fs.CheckNewName(parent, name, op)) return err;
+  return fs.SendsBack(fuse_req_ctx(req)->pid, parent, name) ? ESTALE : 0;
+}
+
 }  // namespace
 
 void OpMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
   Guarded(req, "mkdir", [&] {
     Filesystem& fs = Fs(req);
-    if (int err = fs.CheckNewName(parent, name, "mkdir")) return (void)fuse_reply_err(req, err);
+    if (int err = RefuseNewName(req, fs, parent, name, "mkdir")) {
+      return (void)fuse_reply_err(req, err);
+    }
     auto spec = NewNodeFor(req, fs, parent, NodeKind::kDirectory, mode);
     ReplyNewNode(req, fs, parent, fs.store().CreateNode(fs.FromFuse(parent), name, spec), "mkdir");
   });
@@ -104,7 +114,9 @@ void OpMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
 void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t) {
   Guarded(req, "mknod", [&] {
     Filesystem& fs = Fs(req);
-    if (int err = fs.CheckNewName(parent, name, "mknod")) return (void)fuse_reply_err(req, err);
+    if (int err = RefuseNewName(req, fs, parent, name, "mknod")) {
+      return (void)fuse_reply_err(req, err);
+    }
     if (!S_ISREG(mode)) return (void)fuse_reply_err(req, EPERM);  // no fifos, sockets, devices
     auto spec = NewNodeFor(req, fs, parent, NodeKind::kFile, mode);
     spec.versioning = fs.VersioningOfNewName(fs.FromFuse(parent), name);
@@ -122,7 +134,9 @@ void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, d
 void OpSymlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
   Guarded(req, "symlink", [&] {
     Filesystem& fs = Fs(req);
-    if (int err = fs.CheckNewName(parent, name, "symlink")) return (void)fuse_reply_err(req, err);
+    if (int err = RefuseNewName(req, fs, parent, name, "symlink")) {
+      return (void)fuse_reply_err(req, err);
+    }
     auto spec = NewNodeFor(req, fs, parent, NodeKind::kSymlink, 0777);
     spec.symlink_target = link;
     ReplyNewNode(req, fs, parent, fs.store().CreateNode(fs.FromFuse(parent), name, spec),
@@ -161,6 +175,9 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     }
     if (int err = fs.CheckNewName(newparent, newname, "rename")) {
       return (void)fuse_reply_err(req, err);
+    }
+    if (fs.SendsBack(fuse_req_ctx(req)->pid, newparent, newname, parent)) {
+      return (void)fuse_reply_err(req, ESTALE);
     }
     grainstore::NodeId dir = fs.FromFuse(parent);
     grainstore::NodeId new_dir = fs.FromFuse(newparent);

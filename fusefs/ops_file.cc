@@ -140,8 +140,10 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
               fuse_file_info* fi) {
   Guarded(req, "create", [&] {
     Filesystem& fs = Fs(req);
-    fs.sent_back().UseUp(fuse_req_ctx(req)->pid);  // a retry that ends in a create
     if (int err = fs.CheckNewName(parent, name, "create")) return (void)fuse_reply_err(req, err);
+    if (fs.SendsBack(fuse_req_ctx(req)->pid, parent, name)) {
+      return (void)fuse_reply_err(req, ESTALE);
+    }
     const fuse_ctx* ctx = fuse_req_ctx(req);
     grainstore::NewNode spec;
     spec.kind = NodeKind::kFile;
@@ -187,37 +189,11 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep = false;
     bool is_dir;
-    bool stale = false;
-    const std::int64_t now = NowNs();
-    // A file in a directory another process just moved or deleted may have
-    // been looked up in it by the directory's old name (the kernel holds it
-    // until the poller drops it): sent back as below.
-    bool parent_gone = false;
-    if (fs.coherence().AnyDirectoryGoneLately(now)) {
-      grainstore::NodeId parent;
-      {
-        std::lock_guard<std::mutex> lock(inode->mu);
-        parent = inode->info.parent_id;
-      }
-      parent_gone = fs.coherence().DirectoryGoneLately(parent, now);
-    }
+    const bool stale = fs.OpenSendsBack(fuse_req_ctx(req)->pid, *inode);
     fi->fh = fs.NewHandle(fi->flags);
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       is_dir = inode->info.kind == NodeKind::kDirectory;
-      // Deleted or moved away by another process while the kernel may still
-      // hold the old name (the poller drops it within its interval): an open
-      // is answered ESTALE, on which the kernel walks the path once more,
-      // looking every name up afresh. By the old name that finds the name
-      // gone (ENOENT, or a new file for O_CREAT) or the file made there
-      // since; the retried open is let in, whichever file it reaches
-      // (SentBack: a thread is sent back once per retry).
-      const std::int64_t tid = fuse_req_ctx(req)->pid;
-      if (!is_dir && (now < inode->name_stale_until_ns || parent_gone)) {
-        stale = !fs.sent_back().Admit(tid, now);
-      } else {
-        fs.sent_back().UseUp(tid);
-      }
       if (!is_dir && !stale) {
         // Reached after another process deleted it (an O_PATH descriptor's
         // /proc link): it reads its last version, as open handles do.

@@ -4,13 +4,17 @@
 
 namespace fusefs {
 
-bool SentBack::Admit(std::int64_t tid, std::int64_t now_ns) {
+bool SentBack::Admit(std::int64_t tid, std::int64_t now_ns, std::uint64_t parent,
+                     std::string_view name) {
   std::lock_guard<std::mutex> lock(mu_);
   std::erase_if(passes_, [&](const Pass& p) { return now_ns - p.at_ns >= window_ns_; });
   auto it = std::find_if(passes_.begin(), passes_.end(),
                          [&](const Pass& p) { return p.tid == tid; });
   if (it != passes_.end()) {
-    const bool in_force = it->in_force;
+    // The lookup that set the pass aside was the retry's own look at the
+    // name this request makes.
+    const bool own_miss = parent != 0 && it->missed_parent == parent && it->missed_name == name;
+    const bool in_force = it->in_force || own_miss;
     passes_.erase(it);
     if (in_force) return true;
   }

@@ -10,9 +10,15 @@
 // itself have been moved or deleted a moment ago: the kernel would not retry
 // a second time). A lookup by the thread that finds nothing sets the pass
 // aside (the retry ends in ENOENT), unless the kernel, having dropped the
-// name, looks the same name up again and finds a file; an open of a file
-// nobody changed, or a create, uses the pass up. So no later open by some
-// other stale name gets in with it.
+// name, looks the same name up again and finds a file, or the request that
+// follows makes that very name (a create, mkdir or rename onto a new name
+// looks it up first); an open of a file nobody changed, or a create
+// elsewhere, uses the pass up. So no later open by some other stale name
+// gets in with it.
+//
+// Requests that make or remove a name in a directory another process just
+// moved or deleted are sent back the same way (Filesystem::SendsBack): the
+// kernel retries those system calls on ESTALE too.
 #ifndef FUSEFS_SENT_BACK_H_
 #define FUSEFS_SENT_BACK_H_
 
@@ -32,8 +38,10 @@ class SentBack {
   // For an open by thread `tid` at `now_ns` of a file another process has
   // just deleted or moved: true (the pass is used up) when the thread holds
   // a pass in force; otherwise gives it a new one and returns false (send
-  // it back).
-  bool Admit(std::int64_t tid, std::int64_t now_ns);
+  // it back). For a request that makes name `name` in directory `parent`,
+  // a pass set aside by a lookup of that very name counts as in force.
+  bool Admit(std::int64_t tid, std::int64_t now_ns, std::uint64_t parent = 0,
+             std::string_view name = {});
   // A lookup by `tid` of `name` in directory `parent` found nothing (true)
   // or a file (false).
   void Looked(std::int64_t tid, std::uint64_t parent, std::string_view name, bool found);

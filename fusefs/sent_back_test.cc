@@ -40,6 +40,22 @@ TEST(SentBackTest, TheSameNameFoundAgainRestoresThePass) {
   EXPECT_TRUE(sent.Admit(7, 10));
 }
 
+TEST(SentBackTest, ARetryThatMakesTheNameItFoundMissingIsLetIn) {
+  SentBack sent(1000);
+  EXPECT_FALSE(sent.Admit(7, 0, 5, "new.md"));  // a create in a directory moved lately
+  sent.Looked(7, 1, "dir", true);                // the retry finds the directory by a name
+  sent.Looked(7, 5, "new.md", false);            // that still leads to it, new.md missing
+  EXPECT_TRUE(sent.Admit(7, 10, 5, "new.md"));   // the create it looked up for
+  EXPECT_FALSE(sent.Admit(7, 20, 5, "new.md"));  // used up
+}
+
+TEST(SentBackTest, ARetryThatFoundAnotherNameMissingIsNotLetIn) {
+  SentBack sent(1000);
+  EXPECT_FALSE(sent.Admit(7, 0, 5, "new.md"));
+  sent.Looked(7, 1, "dir", false);               // by the old name: ENOENT, nothing sent
+  EXPECT_FALSE(sent.Admit(7, 10, 5, "new.md"));  // a later create there: sent back
+}
+
 TEST(SentBackTest, APassLastsTheWindow) {
   SentBack sent(1000);
   EXPECT_FALSE(sent.Admit(7, 0));

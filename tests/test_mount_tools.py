@@ -215,6 +215,84 @@ def test_open_right_after_another_process_moves_the_directory_finds_nothing(mnt,
         assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"  # by its new path, at once
 
 
+# Calls on directory `d` or a name in it, while the kernel holds d: each
+# takes the mount root and d.
+IN_DIR = {
+    "listdir": lambda root, d: os.listdir(d),
+    "create": lambda root, d: open(d / "new.md", "w").close(),
+    "mkdir": lambda root, d: os.mkdir(d / "sub"),
+    "symlink": lambda root, d: os.symlink("f.md", d / "ln"),
+    "mknod": lambda root, d: os.mknod(d / "node"),
+    "rename_into": lambda root, d: os.rename(root / "x.md", d / "x.md"),
+    "rename_out": lambda root, d: os.rename(d / "f.md", root / "out.md"),
+    "rename_within": lambda root, d: os.rename(d / "f.md", d / "g.md"),
+    "unlink": lambda root, d: os.unlink(d / "f.md"),
+}
+
+
+def tree(db):
+    """Every node of the store's /memories, as `areev memtool` lists it."""
+    out = memtool(db, {"command": "view", "path": "/memories"})["content"]
+    return sorted(line.split("\t")[1] for line in out.splitlines()[1:])
+
+
+@pytest.mark.parametrize("change", sorted(IN_DIR))
+def test_calls_by_the_old_path_right_after_another_process_moves_the_directory_fail(
+        mnt, agent, change):
+    # Another process renames directory d while the kernel holds it: a
+    # listing, create, mkdir, rename or unlink by the old path fails with
+    # ENOENT at once, as on a local disk, and changes nothing in the moved
+    # directory.
+    for i in range(3):
+        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
+        (mnt.path / "x.md").write_text("x\n")
+        before = tree(mnt.db)
+        agent({"command": "rename", "old_path": f"/memories/d{i}", "new_path": f"/memories/e{i}"})
+        with pytest.raises(FileNotFoundError):
+            IN_DIR[change](mnt.path, mnt.path / f"d{i}")
+        moved = [p.replace(f"/memories/d{i}", f"/memories/e{i}") for p in before]
+        assert tree(mnt.db) == sorted(moved), change
+        assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"
+
+
+@pytest.mark.parametrize("change", sorted(IN_DIR))
+def test_calls_by_the_new_path_right_after_another_process_moves_the_directory_work(
+        mnt, agent, change):
+    # The same calls by the directory's new path at once: the daemon cannot
+    # tell which name they came by, sends them back once, and lets the
+    # kernel's retry in.
+    for i in range(3):
+        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
+        (mnt.path / "x.md").write_text("x\n")
+        agent({"command": "rename", "old_path": f"/memories/d{i}", "new_path": f"/memories/e{i}"})
+        IN_DIR[change](mnt.path, mnt.path / f"e{i}")
+        assert sorted(os.listdir(mnt.path / f"e{i}")) == sorted(
+            {"listdir": ["f.md"], "create": ["f.md", "new.md"], "mkdir": ["f.md", "sub"], "symlink": ["f.md", "ln"],
+             "mknod": ["f.md", "node"], "rename_into": ["f.md", "x.md"], "rename_out": [],
+             "rename_within": ["g.md"], "unlink": []}[change])
+        under = [p.rstrip("/") for p in tree(mnt.db) if p.startswith(f"/memories/e{i}/")]
+        names = [p.rsplit("/", 1)[1] for p in under if p != f"/memories/e{i}"]
+        files = [n for n in os.listdir(mnt.path / f"e{i}")
+                 if not os.path.islink(mnt.path / f"e{i}" / n)]  # the tool lists no links
+        assert sorted(names) == sorted(files), change
+        for leftover in ("x.md", "out.md"):
+            if (mnt.path / leftover).exists():
+                os.unlink(mnt.path / leftover)
+
+
+def test_a_create_by_a_path_another_process_just_deleted_and_made_again_lands_in_the_new(
+        mnt, agent):
+    # Another process deletes directory d and makes d/g.md anew while the
+    # kernel holds the old d: a create of d/new.md lands in the new d.
+    for i in range(3):
+        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
+        agent({"command": "delete", "path": f"/memories/d{i}"})
+        agent({"command": "create", "path": f"/memories/d{i}/g.md", "file_text": "g\n"})
+        (mnt.path / f"d{i}" / "new.md").write_text("made\n")
+        assert areev(mnt.db, "cat", f"/memories/d{i}/new.md").stdout == "made\n"
+        assert sorted(os.listdir(mnt.path / f"d{i}")) == ["g.md", "new.md"]
+
+
 def test_truncate_right_after_another_process_rewrote_the_file_cuts_the_new_content(mnt, agent):
     # The daemon keeps the bodies of files released lately; a truncate by
     # name right after another process's edit must cut that edit, not the
