@@ -216,17 +216,18 @@ def test_open_right_after_another_process_moves_the_directory_finds_nothing(mnt,
 
 
 # Calls on directory `d` or a name in it, while the kernel holds d: each
-# takes the mount root and d.
+# takes the mount root and d; with what d then holds when the call came by
+# its new name.
 IN_DIR = {
-    "listdir": lambda root, d: os.listdir(d),
-    "create": lambda root, d: open(d / "new.md", "w").close(),
-    "mkdir": lambda root, d: os.mkdir(d / "sub"),
-    "symlink": lambda root, d: os.symlink("f.md", d / "ln"),
-    "mknod": lambda root, d: os.mknod(d / "node"),
-    "rename_into": lambda root, d: os.rename(root / "x.md", d / "x.md"),
-    "rename_out": lambda root, d: os.rename(d / "f.md", root / "out.md"),
-    "rename_within": lambda root, d: os.rename(d / "f.md", d / "g.md"),
-    "unlink": lambda root, d: os.unlink(d / "f.md"),
+    "listdir": (lambda root, d: os.listdir(d), ["f.md"]),
+    "create": (lambda root, d: open(d / "new.md", "w").close(), ["f.md", "new.md"]),
+    "mkdir": (lambda root, d: os.mkdir(d / "sub"), ["f.md", "sub"]),
+    "symlink": (lambda root, d: os.symlink("f.md", d / "ln"), ["f.md", "ln"]),
+    "mknod": (lambda root, d: os.mknod(d / "node"), ["f.md", "node"]),
+    "rename_into": (lambda root, d: os.rename(root / "x.md", d / "x.md"), ["f.md", "x.md"]),
+    "rename_out": (lambda root, d: os.rename(d / "f.md", root / "out.md"), []),
+    "rename_within": (lambda root, d: os.rename(d / "f.md", d / "g.md"), ["g.md"]),
+    "unlink": (lambda root, d: os.unlink(d / "f.md"), []),
 }
 
 
@@ -236,45 +237,48 @@ def tree(db):
     return sorted(line.split("\t")[1] for line in out.splitlines()[1:])
 
 
-@pytest.mark.parametrize("change", sorted(IN_DIR))
+def move_held_directory(mnt, agent, old, new):
+    """Makes OLD/f.md and a root file x.md, with OLD held by the kernel,
+    then has another process rename OLD to NEW; returns the tree before."""
+    create_cached(mnt, agent, f"{old}/f.md", "old\n")
+    (mnt.path / "x.md").write_text("x\n")
+    before = tree(mnt.db)
+    agent({"command": "rename", "old_path": f"/memories/{old}", "new_path": f"/memories/{new}"})
+    return before
+
+
+@pytest.mark.parametrize("call", sorted(IN_DIR))
 def test_calls_by_the_old_path_right_after_another_process_moves_the_directory_fail(
-        mnt, agent, change):
+        mnt, agent, call):
     # Another process renames directory d while the kernel holds it: a
     # listing, create, mkdir, rename or unlink by the old path fails with
     # ENOENT at once, as on a local disk, and changes nothing in the moved
     # directory.
     for i in range(3):
-        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
-        (mnt.path / "x.md").write_text("x\n")
-        before = tree(mnt.db)
-        agent({"command": "rename", "old_path": f"/memories/d{i}", "new_path": f"/memories/e{i}"})
+        before = move_held_directory(mnt, agent, f"d{i}", f"e{i}")
         with pytest.raises(FileNotFoundError):
-            IN_DIR[change](mnt.path, mnt.path / f"d{i}")
+            IN_DIR[call][0](mnt.path, mnt.path / f"d{i}")
         moved = [p.replace(f"/memories/d{i}", f"/memories/e{i}") for p in before]
-        assert tree(mnt.db) == sorted(moved), change
+        assert tree(mnt.db) == sorted(moved), call
         assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"
 
 
-@pytest.mark.parametrize("change", sorted(IN_DIR))
+@pytest.mark.parametrize("call", sorted(IN_DIR))
 def test_calls_by_the_new_path_right_after_another_process_moves_the_directory_work(
-        mnt, agent, change):
+        mnt, agent, call):
     # The same calls by the directory's new path at once: the daemon cannot
     # tell which name they came by, sends them back once, and lets the
     # kernel's retry in.
+    fn, holds = IN_DIR[call]
     for i in range(3):
-        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
-        (mnt.path / "x.md").write_text("x\n")
-        agent({"command": "rename", "old_path": f"/memories/d{i}", "new_path": f"/memories/e{i}"})
-        IN_DIR[change](mnt.path, mnt.path / f"e{i}")
-        assert sorted(os.listdir(mnt.path / f"e{i}")) == sorted(
-            {"listdir": ["f.md"], "create": ["f.md", "new.md"], "mkdir": ["f.md", "sub"], "symlink": ["f.md", "ln"],
-             "mknod": ["f.md", "node"], "rename_into": ["f.md", "x.md"], "rename_out": [],
-             "rename_within": ["g.md"], "unlink": []}[change])
+        move_held_directory(mnt, agent, f"d{i}", f"e{i}")
+        new = mnt.path / f"e{i}"
+        fn(mnt.path, new)
+        assert sorted(os.listdir(new)) == holds, call
         under = [p.rstrip("/") for p in tree(mnt.db) if p.startswith(f"/memories/e{i}/")]
         names = [p.rsplit("/", 1)[1] for p in under if p != f"/memories/e{i}"]
-        files = [n for n in os.listdir(mnt.path / f"e{i}")
-                 if not os.path.islink(mnt.path / f"e{i}" / n)]  # the tool lists no links
-        assert sorted(names) == sorted(files), change
+        files = [n for n in holds if not os.path.islink(new / n)]  # the tool lists no links
+        assert sorted(names) == files, call
         for leftover in ("x.md", "out.md"):
             if (mnt.path / leftover).exists():
                 os.unlink(mnt.path / leftover)
