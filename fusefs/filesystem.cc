@@ -325,7 +325,7 @@ int Filesystem::CheckNewName(fuse_ino_t parent, std::string_view name, const cha
   return 0;
 }
 
-bool Filesystem::SendsBack(std::int64_t tid, fuse_ino_t parent, std::string_view name,
+bool Filesystem::SendsBackName(std::int64_t tid, fuse_ino_t parent, std::string_view name,
                            fuse_ino_t from_parent) {
   Coherence& coherence = *coherence_;
   coherence.CatchUp();  // the kernel may send this without a lookup first
@@ -341,7 +341,7 @@ bool Filesystem::SendsBack(std::int64_t tid, fuse_ino_t parent, std::string_view
   return !sent_back_.Admit(tid, now, parent, name);
 }
 
-bool Filesystem::OpenSendsBack(std::int64_t tid, Inode& inode) {
+bool Filesystem::SendsBackNode(std::int64_t tid, Inode& inode) {
   Coherence& coherence = *coherence_;
   const std::int64_t now = NowNs();
   grainstore::NodeId parent;

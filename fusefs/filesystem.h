@@ -183,10 +183,11 @@ class Filesystem {
   // afresh: by the old path the call fails with ENOENT, as on a local disk,
   // instead of acting in the moved directory; by a path that still leads
   // there it is let in. Otherwise uses up the thread's pass.
-  bool SendsBack(std::int64_t tid, fuse_ino_t parent, std::string_view name,
+  bool SendsBackName(std::int64_t tid, fuse_ino_t parent, std::string_view name,
                  fuse_ino_t from_parent = 0);
-  // Whether an open or opendir by thread `tid` of `inode` (its mutex not
-  // held) is sent back (ESTALE): another process deleted it or moved it
+  // Whether an open, opendir or truncate by path (no handle) by thread
+  // `tid` of `inode` (its mutex not held) is sent back (ESTALE): another
+  // process deleted it or moved it
   // away, or moved or deleted its directory, lately, while the kernel may
   // still hold the old name (the poller drops it within its interval). The
   // kernel then walks the path once more, looking every name up afresh: by
@@ -194,7 +195,7 @@ class Filesystem {
   // or what was made there since; the retry is let in, whichever file it
   // reaches (SentBack: a thread is sent back once per retry). Otherwise
   // uses up the thread's pass.
-  bool OpenSendsBack(std::int64_t tid, Inode& inode);
+  bool SendsBackNode(std::int64_t tid, Inode& inode);
   // Versioning for a file named `name` in directory `dir` (store id): the
   // name policy (VersioningFor), and a SQLite sidecar (`X-journal`, `X-wal`,
   // `X-shm`) is unversioned while a file X lies beside it.

@@ -154,6 +154,14 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
     fs.coherence().CatchUp();
     auto inode = fs.Get(ino);
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    // A truncate by path may have come by a name another process just moved
+    // or deleted: sent back as an open is, so that it cuts nothing there.
+    // (`ftruncate` passes its handle; `chmod` and `fchmod` cannot be told
+    // apart, and `fchmod` is not retried, so they are not sent back.)
+    if ((to_set & FUSE_SET_ATTR_SIZE) && fi == nullptr &&
+        fs.SendsBackNode(fuse_req_ctx(req)->pid, *inode)) {
+      return (void)fuse_reply_err(req, ESTALE);
+    }
     grainstore::AttrUpdate update = ToUpdate(attr, to_set);
     bool has_attrs = update.mode || update.uid || update.gid || update.atime_ns ||
                      update.mtime_ns || update.ctime_ns;

@@ -191,7 +191,7 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       fs.coherence().CatchUp();
       auto dir = fs.Get(ino);
       if (!dir) return (void)fuse_reply_err(req, ESTALE);
-      if (fs.OpenSendsBack(fuse_req_ctx(req)->pid, *dir)) return (void)fuse_reply_err(req, ESTALE);
+      if (fs.SendsBackNode(fuse_req_ctx(req)->pid, *dir)) return (void)fuse_reply_err(req, ESTALE);
     }
     auto* handle = new DirHandle();
     fi->fh = reinterpret_cast<uint64_t>(handle);

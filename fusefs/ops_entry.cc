@@ -79,7 +79,9 @@ void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) 
   if (Filesystem::IsVirtual(parent) || (parent == FUSE_ROOT_ID && n == grainstore::kHistoryDirName)) {
     return (void)fuse_reply_err(req, EROFS);
   }
-  if (fs.SendsBack(fuse_req_ctx(req)->pid, parent, n)) return (void)fuse_reply_err(req, ESTALE);
+  if (fs.SendsBackName(fuse_req_ctx(req)->pid, parent, n)) {
+    return (void)fuse_reply_err(req, ESTALE);
+  }
   grainstore::NodeId dir = fs.FromFuse(parent);
   grainstore::NodeId id = PrepareToLoseName(fs, dir, n);
   Status removed = fs.store().RemoveNode(dir, n, want_dir, grainstore::Vacate::kVacate);
@@ -91,11 +93,11 @@ void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) 
   fuse_reply_err(req, 0);
 }
 
-// CheckNewName, then Filesystem::SendsBack: an errno, ESTALE or 0.
+// CheckNewName, then Filesystem::SendsBackName: an errno, ESTALE or 0.
 int RefuseNewName(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name,
                   const char* op) {
   if (int err = fs.CheckNewName(parent, name, op)) return err;
-  return fs.SendsBack(fuse_req_ctx(req)->pid, parent, name) ? ESTALE : 0;
+  return fs.SendsBackName(fuse_req_ctx(req)->pid, parent, name) ? ESTALE : 0;
 }
 
 }  // namespace
@@ -176,7 +178,7 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     if (int err = fs.CheckNewName(newparent, newname, "rename")) {
       return (void)fuse_reply_err(req, err);
     }
-    if (fs.SendsBack(fuse_req_ctx(req)->pid, newparent, newname, parent)) {
+    if (fs.SendsBackName(fuse_req_ctx(req)->pid, newparent, newname, parent)) {
       return (void)fuse_reply_err(req, ESTALE);
     }
     grainstore::NodeId dir = fs.FromFuse(parent);

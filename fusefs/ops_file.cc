@@ -141,7 +141,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
   Guarded(req, "create", [&] {
     Filesystem& fs = Fs(req);
     if (int err = fs.CheckNewName(parent, name, "create")) return (void)fuse_reply_err(req, err);
-    if (fs.SendsBack(fuse_req_ctx(req)->pid, parent, name)) {
+    if (fs.SendsBackName(fuse_req_ctx(req)->pid, parent, name)) {
       return (void)fuse_reply_err(req, ESTALE);
     }
     const fuse_ctx* ctx = fuse_req_ctx(req);
@@ -189,7 +189,7 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep = false;
     bool is_dir;
-    const bool stale = fs.OpenSendsBack(fuse_req_ctx(req)->pid, *inode);
+    const bool stale = fs.SendsBackNode(fuse_req_ctx(req)->pid, *inode);
     fi->fh = fs.NewHandle(fi->flags);
     {
       std::lock_guard<std::mutex> lock(inode->mu);

@@ -17,8 +17,9 @@
 // gets in with it.
 //
 // Requests that make or remove a name in a directory another process just
-// moved or deleted are sent back the same way (Filesystem::SendsBack): the
-// kernel retries those system calls on ESTALE too.
+// moved or deleted (Filesystem::SendsBackName), and truncates by path
+// (Filesystem::SendsBackNode), are sent back the same way: the kernel
+// retries those system calls on ESTALE too.
 #ifndef FUSEFS_SENT_BACK_H_
 #define FUSEFS_SENT_BACK_H_
 

@@ -228,6 +228,7 @@ IN_DIR = {
     "rename_out": (lambda root, d: os.rename(d / "f.md", root / "out.md"), []),
     "rename_within": (lambda root, d: os.rename(d / "f.md", d / "g.md"), ["g.md"]),
     "unlink": (lambda root, d: os.unlink(d / "f.md"), []),
+    "truncate": (lambda root, d: os.truncate(d / "f.md", 1), ["f.md"]),
 }
 
 
@@ -295,6 +296,20 @@ def test_a_create_by_a_path_another_process_just_deleted_and_made_again_lands_in
         (mnt.path / f"d{i}" / "new.md").write_text("made\n")
         assert areev(mnt.db, "cat", f"/memories/d{i}/new.md").stdout == "made\n"
         assert sorted(os.listdir(mnt.path / f"d{i}")) == ["g.md", "new.md"]
+
+
+def test_truncate_by_the_old_name_right_after_another_process_moves_the_file_fails(mnt, agent):
+    # A truncate by path reaches the inode the kernel holds for the name; it
+    # must not cut the moved file.
+    for i in range(5):
+        create_cached(mnt, agent, f"o{i}.md", "keep me\n")
+        agent({"command": "rename", "old_path": f"/memories/o{i}.md",
+               "new_path": f"/memories/n{i}.md"})
+        with pytest.raises(FileNotFoundError):
+            os.truncate(mnt.path / f"o{i}.md", 2)
+        assert areev(mnt.db, "cat", f"/memories/n{i}.md").stdout == "keep me\n"
+        os.truncate(mnt.path / f"n{i}.md", 4)  # by the new name, at once
+        assert areev(mnt.db, "cat", f"/memories/n{i}.md").stdout == "keep"
 
 
 def test_truncate_right_after_another_process_rewrote_the_file_cuts_the_new_content(mnt, agent):
