@@ -201,10 +201,18 @@ void Coherence::MarkNameStaleLocked(Inode& inode) {
 
 bool Coherence::DirectoryGoneLately(grainstore::NodeId id, std::int64_t now) const {
   if (!AnyDirectoryGoneLately(now)) return false;
-  auto dir = fs_->inodes().Find(id);
-  if (!dir) return false;  // not known to the kernel: it reached the file otherwise
-  std::lock_guard<std::mutex> lock(dir->mu);
-  return dir->info.kind == NodeKind::kDirectory && now < dir->name_stale_until_ns;
+  // Up to the root: a directory the kernel first looked up after the one
+  // above it moved was reached through that one's old name, and is not
+  // marked itself.
+  for (int depth = 0; id != 0 && id != fs_->root() && depth < kMaxDepth; ++depth) {
+    auto dir = fs_->inodes().Find(id);
+    if (!dir) return false;  // not known to the kernel: it reached the file otherwise
+    std::lock_guard<std::mutex> lock(dir->mu);
+    if (dir->info.kind != NodeKind::kDirectory) return false;
+    if (now < dir->name_stale_until_ns) return true;
+    id = dir->info.parent_id;
+  }
+  return false;
 }
 
 void Coherence::LoadDeletedLocked(Inode& inode) {

@@ -58,10 +58,11 @@ class Coherence {
   // mutex held).
   void NodeGoneLocked(Inode& inode);
   // Whether any directory was moved or deleted by another process within
-  // kStaleNameNs (one atomic load), and whether directory `id` was, while
-  // the kernel may hold its old name: an open of a file in it may have come
-  // by that name (OpOpen). The second takes the directory's mutex, so not
-  // with an inode's mutex held.
+  // kStaleNameNs (one atomic load), and whether directory `id`, or one
+  // above it, was, while the kernel may hold its old name: a request in it
+  // may have come by that name (Filesystem::SendsBackName, SendsBackNode).
+  // The second takes the directories' mutexes in turn, so not with an
+  // inode's mutex held.
   bool AnyDirectoryGoneLately(std::int64_t now) const {
     return now < dirs_gone_until_ns_.load(std::memory_order_acquire);
   }
@@ -92,6 +93,10 @@ class Coherence {
   // Sends opens that reach `inode` back to look its name up again for a
   // while (OpOpen): its node was deleted or moved away (its mutex held).
   void MarkNameStaleLocked(Inode& inode);
+
+  // Directories walked up from one in DirectoryGoneLately at most (a path
+  // is at most 4,096 bytes, so this bounds a loop in a damaged table).
+  static constexpr int kMaxDepth = 2048;
 
   Filesystem* fs_;
   // Until when (NowNs) some directory is marked as in MarkNameStaleLocked.

@@ -238,30 +238,35 @@ def tree(db):
     return sorted(line.split("\t")[1] for line in out.splitlines()[1:])
 
 
-def move_held_directory(mnt, agent, old, new):
-    """Makes OLD/f.md and a root file x.md, with OLD held by the kernel,
-    then has another process rename OLD to NEW; returns the tree before."""
+def move_held_directory(mnt, agent, old, new, below=""):
+    """Makes OLD/f.md (or OLD/BELOW/f.md) and a root file x.md, with OLD held
+    by the kernel (BELOW never looked up), then has another process rename
+    OLD to NEW; returns the tree before."""
     create_cached(mnt, agent, f"{old}/f.md", "old\n")
+    if below:
+        agent({"command": "create", "path": f"/memories/{old}/{below}/f.md", "file_text": "old\n"})
     (mnt.path / "x.md").write_text("x\n")
     before = tree(mnt.db)
     agent({"command": "rename", "old_path": f"/memories/{old}", "new_path": f"/memories/{new}"})
     return before
 
 
+@pytest.mark.parametrize("below", ["", "s"], ids=["in-it", "below-it"])
 @pytest.mark.parametrize("call", sorted(IN_DIR))
 def test_calls_by_the_old_path_right_after_another_process_moves_the_directory_fail(
-        mnt, agent, call):
+        mnt, agent, call, below):
     # Another process renames directory d while the kernel holds it: a
-    # listing, create, mkdir, rename or unlink by the old path fails with
+    # listing, create, mkdir, rename or unlink by the old path, in d or in a
+    # directory under it that the kernel first looks up then, fails with
     # ENOENT at once, as on a local disk, and changes nothing in the moved
     # directory.
     for i in range(3):
-        before = move_held_directory(mnt, agent, f"d{i}", f"e{i}")
+        before = move_held_directory(mnt, agent, f"d{i}", f"e{i}", below)
         with pytest.raises(FileNotFoundError):
-            IN_DIR[call][0](mnt.path, mnt.path / f"d{i}")
+            IN_DIR[call][0](mnt.path, mnt.path / f"d{i}" / below)
         moved = [p.replace(f"/memories/d{i}", f"/memories/e{i}") for p in before]
         assert tree(mnt.db) == sorted(moved), call
-        assert (mnt.path / f"e{i}" / "f.md").read_text() == "old\n"
+        assert (mnt.path / f"e{i}" / below / "f.md").read_text() == "old\n"
 
 
 @pytest.mark.parametrize("call", sorted(IN_DIR))
