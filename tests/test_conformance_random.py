@@ -20,6 +20,7 @@ import pytest
 
 from batch_util import run_batch
 from contract_model import ROOT, Store, dispatch, run_model
+from test_bindings_common import import_areev
 
 
 def _seeds():
@@ -31,8 +32,9 @@ def _seeds():
 
 STEPS = int(os.environ.get("AREEV_RANDOM_TOOL_STEPS", "150"))
 
-NAMES = ["a", "b", "notes.md", "x.txt", "é", "e\u0301", "d 1", ".h", "node_modules", "a.b.c", "日記",
-         "%41", "a\tb", "~", "-n", " lead", "..a", "...", "A"]
+NAMES = ["a", "b", "notes.md", "x.txt", "é", "e\u0301", "d 1", ".h", "node_modules", "a.b.c",
+         "日記", "%41", "a\tb", "~", "-n", " lead", "..a", "...", "A",
+         "n" * 255, "n" * 256, "é" * 128]  # 255 bytes fit a name; 256 do not
 LINES = ["alpha", "beta", "beta gamma", "", "  indented", "tab\there", "ünï", "emoji 😀",
          "x", "xx", "line with a `tick`", "cr\r", "1. item", "- [ ] todo"]
 
@@ -126,7 +128,8 @@ class Session:
         r = rng.random()
         if r < 0.16:
             key = self.some_key("file")
-            cmd = {"command": "view", "path": spell(rng, key) if rng.random() < 0.95 else bad_path(rng, key)}
+            path = spell(rng, key) if rng.random() < 0.95 else bad_path(rng, key)
+            cmd = {"command": "view", "path": path}
             if rng.random() < 0.5:
                 text = self.model.nodes.get(key)
                 n = text.count("\n") + 1 if isinstance(text, str) else 3
@@ -136,8 +139,8 @@ class Session:
         if r < 0.26:
             return {"command": "view", "path": self.path("dir")}
         if r < 0.44:
-            return {"command": "create", "path": self.path() if rng.random() < 0.3 else spell(rng, self.fresh_key()),
-                    "file_text": body(rng)}
+            path = self.path() if rng.random() < 0.3 else spell(rng, self.fresh_key())
+            return {"command": "create", "path": path, "file_text": body(rng)}
         if r < 0.64:
             key = self.some_key("file")
             cmd = {"command": "str_replace", "path": spell(rng, key), "old_str": self.fragment(key)}
@@ -148,7 +151,8 @@ class Session:
             key = self.some_key("file")
             text = self.model.nodes.get(key)
             n = text.count("\n") + 1 if isinstance(text, str) else 2
-            return {"command": "insert", "path": spell(rng, key), "insert_line": rng.randint(-1, n + 1),
+            return {"command": "insert", "path": spell(rng, key),
+                    "insert_line": rng.randint(-1, n + 1),
                     "insert_text": rng.choice(["ins", "ins\n", "a\nb\n", "", "\n", "ü"])}
         if r < 0.83:
             return {"command": "delete", "path": self.path()}
@@ -186,15 +190,38 @@ class Session:
         return cmds
 
 
+def described(cmd):
+    return json.dumps(cmd, ensure_ascii=False)[:300]
+
+
 @pytest.mark.parametrize("seed", list(_seeds()))
 def test_random_sessions_answer_as_the_model(areev_bin, tmp_path, seed):
     cmds = Session(seed).draw(STEPS)
     want = run_model(cmds)
     ascii_only = seed % 2 == 0
     lines = [json.dumps(c, ensure_ascii=ascii_only).encode("utf-8") for c in cmds]
-    got = [(r["content"], r["is_error"]) for r in run_batch(areev_bin, tmp_path / "agent.db", lines)]
+    results = run_batch(areev_bin, tmp_path / "agent.db", lines)
+    got = [(r["content"], r["is_error"]) for r in results]
     for i, (g, w) in enumerate(zip(got, want)):
-        assert g == w, f"seed {seed} step {i}: {json.dumps(cmds[i], ensure_ascii=False)[:300]}"
+        assert g == w, f"seed {seed} step {i}: {described(cmds[i])}"
+
+
+@pytest.mark.parametrize("seed", list(_seeds())[:6])
+def test_random_sessions_through_python_answer_as_the_model(tmp_path, seed):
+    # The same sessions through the Python binding, whose tool errors are
+    # ValueErrors carrying the content after "Error: ".
+    cmds = Session(seed).draw(STEPS)
+    want = run_model(cmds)
+    m = import_areev().Areev(str(tmp_path / "agent.db"))
+    try:
+        for i, cmd in enumerate(cmds):
+            try:
+                got = (m.memory_tool(json.dumps(cmd)), False)
+            except ValueError as e:
+                got = (f"Error: {e}", True)
+            assert got == want[i], f"seed {seed} step {i}: {described(cmd)}"
+    finally:
+        m.close()
 
 
 def test_the_sessions_reach_every_outcome():
@@ -205,8 +232,9 @@ def test_the_sessions_reach_every_outcome():
     text = [a for a, _ in answers]
     for needle in ["File created successfully", "Multiple occurrences", "did not appear verbatim",
                    "has been edited", "Successfully deleted", "Successfully renamed",
-                   "already exists", "does not exist", "Invalid `insert_line`", "would escape", "is a file, not a directory",
-                   "subdirectory of itself", "with line numbers", "up to 2 levels deep",
-                   "is required for command", "Unknown command", "K\t/memories/"]:
+                   "already exists", "does not exist", "Invalid `insert_line`", "would escape",
+                   "is a file, not a directory", "subdirectory of itself", "with line numbers",
+                   "up to 2 levels deep", "is required for command", "Unknown command",
+                   "K\t/memories/", "is too long"]:
         assert any(needle in t for t in text), needle
     assert sum(err for _, err in answers) < 0.6 * len(answers)
