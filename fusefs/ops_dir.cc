@@ -121,6 +121,22 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
   fuse_reply_buf(req, buf.data(), used);
 }
 
+// A lookup in a directory another process deleted lately, while the
+// kernel still holds it under its old path, came by that path: when a
+// directory stands there again (made anew, or moved onto it), the name is
+// looked up in it, as on a local disk. (A request that changes a name there
+// is sent back instead, Filesystem::SendsBackName.)
+grainstore::Result<grainstore::NodeInfo> LookUpInPathMadeAgain(Filesystem& fs, fuse_ino_t parent,
+                                                               std::string_view name) {
+  std::string key;
+  if (auto dir = fs.inodes().Find(fs.FromFuse(parent))) {
+    std::lock_guard<std::mutex> lock(dir->mu);
+    if (dir->unlinked && NowNs() < dir->name_stale_until_ns) key = dir->info.key;
+  }
+  if (key.empty()) return grainstore::Status::NotFound("no such name");
+  return fs.store().StatKey(fs.ns(), key + "/" + std::string(name));
+}
+
 }  // namespace
 
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -140,6 +156,7 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     if (n.size() > grainstore::kMaxNameBytes) return (void)fuse_reply_err(req, ENAMETOOLONG);
     fs.coherence().CatchUp();
     auto node = fs.store().Lookup(fs.FromFuse(parent), n);
+    if (!node && node.error().IsNotFound()) node = LookUpInPathMadeAgain(fs, parent, n);
     if (!node) {
       if (node.error().IsNotFound()) {
         fs.sent_back().Looked(fuse_req_ctx(req)->pid, parent, n, false);

@@ -303,6 +303,16 @@ def test_a_create_by_a_path_another_process_just_deleted_and_made_again_lands_in
         assert sorted(os.listdir(mnt.path / f"d{i}")) == ["g.md", "new.md"]
 
 
+def test_a_file_in_a_directory_another_process_just_deleted_and_made_again_is_found(mnt, agent):
+    # The kernel holds d and looks g.md up in it by d's old path: the daemon
+    # finds it in the directory that stands at that path now.
+    for i in range(3):
+        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
+        agent({"command": "delete", "path": f"/memories/d{i}"})
+        agent({"command": "create", "path": f"/memories/d{i}/g.md", "file_text": "g\n"})
+        assert (mnt.path / f"d{i}" / "g.md").read_text() == "g\n"
+
+
 def test_truncate_by_the_old_name_right_after_another_process_moves_the_file_fails(mnt, agent):
     # A truncate by path reaches the inode the kernel holds for the name; it
     # must not cut the moved file.
