@@ -326,23 +326,17 @@ int Filesystem::CheckNewName(fuse_ino_t parent, std::string_view name, const cha
 }
 
 bool Filesystem::SendsBackName(std::int64_t tid, fuse_ino_t parent, std::string_view name,
-                           fuse_ino_t from_parent) {
+                               fuse_ino_t from_parent) {
   Coherence& coherence = *coherence_;
   coherence.CatchUp();  // the kernel may send this without a lookup first
   const std::int64_t now = NowNs();
-  const bool gone = coherence.AnyDirectoryGoneLately(now) &&
-                    (coherence.DirectoryGoneLately(FromFuse(parent), now) ||
-                     (from_parent != 0 && from_parent != parent &&
-                      coherence.DirectoryGoneLately(FromFuse(from_parent), now)));
-  if (!gone) {
-    sent_back_.UseUp(tid);
-    return false;
-  }
-  return !sent_back_.Admit(tid, now, parent, name);
+  const bool gone = coherence.DirectoryGoneLately(FromFuse(parent), now) ||
+                    (from_parent != 0 && from_parent != parent &&
+                     coherence.DirectoryGoneLately(FromFuse(from_parent), now));
+  return SendsBack(tid, gone, now, parent, name);
 }
 
 bool Filesystem::SendsBackNode(std::int64_t tid, Inode& inode) {
-  Coherence& coherence = *coherence_;
   const std::int64_t now = NowNs();
   grainstore::NodeId parent;
   bool stale;
@@ -354,14 +348,17 @@ bool Filesystem::SendsBackNode(std::int64_t tid, Inode& inode) {
   // A node in a directory another process just moved or deleted may have
   // been looked up in it by the directory's old name, whether or not the
   // kernel knew the node before.
-  if (!stale && coherence.AnyDirectoryGoneLately(now)) {
-    stale = coherence.DirectoryGoneLately(parent, now);
-  }
+  stale = stale || coherence_->DirectoryGoneLately(parent, now);
+  return SendsBack(tid, stale, now);
+}
+
+bool Filesystem::SendsBack(std::int64_t tid, bool stale, std::int64_t now, fuse_ino_t parent,
+                           std::string_view name) {
   if (!stale) {
     sent_back_.UseUp(tid);
     return false;
   }
-  return !sent_back_.Admit(tid, now);
+  return !sent_back_.Admit(tid, now, parent, name);
 }
 
 void Filesystem::SealAll() {

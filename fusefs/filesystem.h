@@ -184,12 +184,12 @@ class Filesystem {
   // instead of acting in the moved directory; by a path that still leads
   // there it is let in. Otherwise uses up the thread's pass.
   bool SendsBackName(std::int64_t tid, fuse_ino_t parent, std::string_view name,
-                 fuse_ino_t from_parent = 0);
+                     fuse_ino_t from_parent = 0);
   // Whether an open, opendir or truncate by path (no handle) by thread
   // `tid` of `inode` (its mutex not held) is sent back (ESTALE): another
-  // process deleted it or moved it
-  // away, or moved or deleted its directory, lately, while the kernel may
-  // still hold the old name (the poller drops it within its interval). The
+  // process deleted it or moved it away, or moved or deleted its directory,
+  // lately, while the kernel may still hold the old name (the poller drops
+  // it within its interval). The
   // kernel then walks the path once more, looking every name up afresh: by
   // the old name it finds the name gone (ENOENT, or a new file for O_CREAT)
   // or what was made there since; the retry is let in, whichever file it
@@ -204,6 +204,12 @@ class Filesystem {
   void SealAll();
 
  private:
+  // The tail of SendsBackName and SendsBackNode: when `stale`, sends the
+  // thread back unless it holds a pass (SentBack::Admit, with the name a
+  // request makes, if any); otherwise uses its pass up.
+  bool SendsBack(std::int64_t tid, bool stale, std::int64_t now, fuse_ino_t parent = 0,
+                 std::string_view name = {});
+
   std::unique_ptr<grainstore::Store> store_;
   grainstore::NsId ns_ = 0;
   grainstore::NodeId root_ = 0;

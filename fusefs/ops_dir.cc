@@ -134,7 +134,7 @@ grainstore::Result<grainstore::NodeInfo> LookUpInPathMadeAgain(Filesystem& fs, f
     if (dir->unlinked && NowNs() < dir->name_stale_until_ns) key = dir->info.key;
   }
   if (key.empty()) return grainstore::Status::NotFound("no such name");
-  return fs.store().StatKey(fs.ns(), key + "/" + std::string(name));
+  return fs.store().StatKey(fs.ns(), grainstore::JoinKey(key, name));
 }
 
 }  // namespace
