@@ -74,6 +74,16 @@ def import_areev():
     return mod
 
 
+def python_step(m, step_input):
+    """(content, is_error) of one memory-tool command through the Python
+    binding `m`, exactly as the product docs' tool loop builds them (a tool
+    error is a ValueError carrying the content after "Error: ")."""
+    try:
+        return m.memory_tool(json.dumps(step_input)), False
+    except ValueError as e:
+        return f"Error: {e}", True
+
+
 def load_cases():
     """Every conformance case of the vector files present, as (file stem, case)."""
     cases = []

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from disk_util import fill, tmpfs
-from test_bindings_common import PACKAGING_SKIP, ROOT, areev_cli, build_bindings, cli_batch, import_areev, load_cases
+from test_bindings_common import (PACKAGING_SKIP, ROOT, areev_cli, build_bindings, cli_batch,
+                                  import_areev, load_cases, python_step)
 
 CASES = load_cases()
 
@@ -30,14 +31,6 @@ def mem(areev, db):
     m.close()
 
 
-def run_step(m, step_input):
-    """(content, is_error) exactly as the product docs' tool loop builds them."""
-    try:
-        return m.memory_tool(json.dumps(step_input)), False
-    except ValueError as e:
-        return f"Error: {e}", True
-
-
 # ---- conformance ---------------------------------------------------------
 
 @pytest.mark.parametrize("case", [c for _, c in CASES],
@@ -45,7 +38,7 @@ def run_step(m, step_input):
 def test_vectors(areev, tmp_path, case):
     with areev.Areev(str(tmp_path / "v.db"), ns="vectors") as m:
         for i, step in enumerate(case["steps"]):
-            content, is_error = run_step(m, step["input"])
+            content, is_error = python_step(m, step["input"])
             assert (content, is_error) == (step["output"], step["is_error"]), f"step {i}"
 
 
@@ -70,7 +63,7 @@ def test_matches_cli_on_random_sequence(mem, db, tmp_path):
         {"command": "frobnicate"},
         {"command": "view", "path": "/memories"},
     ]
-    ours = [run_step(mem, i) for i in inputs]
+    ours = [python_step(mem, i) for i in inputs]
     theirs = cli_batch(cli, str(tmp_path / "cli.db"), "assistant", inputs)
     assert ours == theirs
 

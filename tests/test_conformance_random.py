@@ -20,7 +20,7 @@ import pytest
 
 from batch_util import run_batch
 from contract_model import ROOT, Store, dispatch, run_model
-from test_bindings_common import import_areev
+from test_bindings_common import import_areev, python_step
 
 
 def _seeds():
@@ -208,18 +208,13 @@ def test_random_sessions_answer_as_the_model(areev_bin, tmp_path, seed):
 
 @pytest.mark.parametrize("seed", list(_seeds())[:6])
 def test_random_sessions_through_python_answer_as_the_model(tmp_path, seed):
-    # The same sessions through the Python binding, whose tool errors are
-    # ValueErrors carrying the content after "Error: ".
+    # The same sessions through the Python binding.
     cmds = Session(seed).draw(STEPS)
     want = run_model(cmds)
     m = import_areev().Areev(str(tmp_path / "agent.db"))
     try:
         for i, cmd in enumerate(cmds):
-            try:
-                got = (m.memory_tool(json.dumps(cmd)), False)
-            except ValueError as e:
-                got = (f"Error: {e}", True)
-            assert got == want[i], f"seed {seed} step {i}: {described(cmd)}"
+            assert python_step(m, cmd) == want[i], f"seed {seed} step {i}: {described(cmd)}"
     finally:
         m.close()
 

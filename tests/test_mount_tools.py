@@ -290,14 +290,20 @@ def test_calls_by_the_new_path_right_after_another_process_moves_the_directory_w
                 os.unlink(mnt.path / leftover)
 
 
+def delete_held_directory_and_make_it_again(mnt, agent, d):
+    """Makes D/f.md, with D held by the kernel; then another process deletes
+    D and makes D/g.md anew."""
+    create_cached(mnt, agent, f"{d}/f.md", "old\n")
+    agent({"command": "delete", "path": f"/memories/{d}"})
+    agent({"command": "create", "path": f"/memories/{d}/g.md", "file_text": "g\n"})
+
+
 def test_a_create_by_a_path_another_process_just_deleted_and_made_again_lands_in_the_new(
         mnt, agent):
     # Another process deletes directory d and makes d/g.md anew while the
     # kernel holds the old d: a create of d/new.md lands in the new d.
     for i in range(3):
-        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
-        agent({"command": "delete", "path": f"/memories/d{i}"})
-        agent({"command": "create", "path": f"/memories/d{i}/g.md", "file_text": "g\n"})
+        delete_held_directory_and_make_it_again(mnt, agent, f"d{i}")
         (mnt.path / f"d{i}" / "new.md").write_text("made\n")
         assert areev(mnt.db, "cat", f"/memories/d{i}/new.md").stdout == "made\n"
         assert sorted(os.listdir(mnt.path / f"d{i}")) == ["g.md", "new.md"]
@@ -307,9 +313,7 @@ def test_a_file_in_a_directory_another_process_just_deleted_and_made_again_is_fo
     # The kernel holds d and looks g.md up in it by d's old path: the daemon
     # finds it in the directory that stands at that path now.
     for i in range(3):
-        create_cached(mnt, agent, f"d{i}/f.md", "old\n")
-        agent({"command": "delete", "path": f"/memories/d{i}"})
-        agent({"command": "create", "path": f"/memories/d{i}/g.md", "file_text": "g\n"})
+        delete_held_directory_and_make_it_again(mnt, agent, f"d{i}")
         assert (mnt.path / f"d{i}" / "g.md").read_text() == "g\n"
 
 
