@@ -167,11 +167,12 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   if (!inode.dirty) return Status::Ok();
   if (inode.unlinked) {  // writes to an unlinked file never resurrect its path
     inode.dirty = false;
-    inode.draft_handles.clear();
+    inode.ClearDraftHandles();
     return Status::Ok();
   }
   const std::int64_t now = NowNs();
-  const bool amends = handle != 0 && inode.provisional_by == handle &&
+  const bool own = inode.DraftIsOwnedBy(handle);
+  const bool amends = own && inode.provisional_by == handle &&
                       now - inode.provisional_since_ns < kCoalesceWindowNs;
   auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns,
                                    amends ? std::string_view(inode.provisional_grain)
@@ -191,7 +192,7 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   if (!written) return written.error();
   inode.dirty = false;
   inode.pristine = false;
-  inode.draft_handles.clear();
+  inode.ClearDraftHandles();
   inode.info = written->node;
   inode.NoteClean(written->base);
   if (written->rebased) {
@@ -203,10 +204,11 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
     Log(LogLevel::kDebug, "appends to {} went after another writer's body", inode.info.key);
   }
   if (written->new_version) {
-    // This version is provisional while its handle stays open; a version
-    // sealed by anything else (fsync, a rename) is a deliberate save.
-    inode.provisional_by = handle;
-    inode.provisional_grain = handle != 0 ? written->grain_id : std::string();
+    // This version is provisional while its handle stays open, when it holds
+    // that handle's changes alone; a version sealed by anything else (fsync,
+    // a rename, another handle's close) is a save a later one never hides.
+    inode.provisional_by = own ? handle : 0;
+    inode.provisional_grain = own ? written->grain_id : std::string();
     if (!amends) inode.provisional_since_ns = now;
   }
   return Status::Ok();
@@ -224,7 +226,7 @@ void Filesystem::DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err)
     if (inode.FailedErrno(fh) == 0) inode.failed_handles.emplace_back(fh, err);
   }
   if (handle != 0 && inode.FailedErrno(handle) == 0) inode.failed_handles.emplace_back(handle, err);
-  inode.draft_handles.clear();
+  inode.ClearDraftHandles();
   inode.Unload();
   inode.dirty = false;
   inode.pristine = false;

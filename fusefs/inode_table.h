@@ -78,6 +78,7 @@ struct Inode {
   void NoteChange(std::uint64_t fh, bool append = false) {
     if (fh != 0) last_writer = fh;
     if (provisional_by != fh) provisional_by = 0;
+    if (fh == 0) draft_unowned = true;
     if (!append) appended_only = false;
     if (fh != 0 && std::find(draft_handles.begin(), draft_handles.end(), fh) ==
                        draft_handles.end()) {
@@ -94,6 +95,22 @@ struct Inode {
   // discarded: each is reported once, by that handle's next flush or fsync,
   // as Linux reports a write-back error (Filesystem::DiscardDraftLocked).
   std::vector<std::uint64_t> draft_handles;
+  // Whether the draft also holds a change made through no handle (a path
+  // truncate) or through a handle released since.
+  bool draft_unowned = false;
+  // Whether every change the draft holds came through open handle `fh`: a
+  // version sealed from it is that handle's own save, which a later save of
+  // the same open may amend (Filesystem::SealLocked). A handle that only
+  // closes a file another handle wrote saves that writer's changes, not its
+  // own.
+  bool DraftIsOwnedBy(std::uint64_t fh) const {
+    return fh != 0 && !draft_unowned && draft_handles.size() == 1 && draft_handles[0] == fh;
+  }
+  // The draft was sealed or discarded: no handle's changes are pending.
+  void ClearDraftHandles() {
+    draft_handles.clear();
+    draft_unowned = false;
+  }
   std::vector<std::pair<std::uint64_t, int>> owed_errors;
   // The errno owed to handle `fh` (0: none), now reported.
   int TakeOwedError(std::uint64_t fh) {
@@ -120,7 +137,7 @@ struct Inode {
   }
   // A released handle: nothing is owed to it any more.
   void ForgetHandle(std::uint64_t fh) {
-    std::erase(draft_handles, fh);
+    if (std::erase(draft_handles, fh) != 0) draft_unowned = true;
     std::erase_if(owed_errors, [fh](const auto& owed) { return owed.first == fh; });
     std::erase_if(failed_handles, [fh](const auto& failed) { return failed.first == fh; });
   }

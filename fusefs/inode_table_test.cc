@@ -87,5 +87,27 @@ TEST(InodeTableTest, DraftHandlesAndOwedErrors) {
   EXPECT_EQ(inode.draft_handles, (std::vector<std::uint64_t>{4}));
 }
 
+TEST(InodeTableTest, ADraftIsOneHandlesOwnOnlyWhileItHoldsThatHandlesChangesAlone) {
+  Inode inode(Node(5, 1, 0));
+  EXPECT_FALSE(inode.DraftIsOwnedBy(4));  // nothing written: a close saves nobody's change
+  inode.NoteChange(4);
+  EXPECT_TRUE(inode.DraftIsOwnedBy(4));
+  EXPECT_FALSE(inode.DraftIsOwnedBy(9));  // 9 closing saves 4's change
+  EXPECT_FALSE(inode.DraftIsOwnedBy(0));
+  inode.NoteChange(9);
+  EXPECT_FALSE(inode.DraftIsOwnedBy(4));
+  EXPECT_FALSE(inode.DraftIsOwnedBy(9));
+  inode.ClearDraftHandles();  // sealed
+  inode.NoteChange(9);
+  EXPECT_TRUE(inode.DraftIsOwnedBy(9));
+  inode.NoteChange(0);  // a path truncate
+  EXPECT_FALSE(inode.DraftIsOwnedBy(9));
+  inode.ClearDraftHandles();
+  inode.NoteChange(4);
+  inode.NoteChange(9);
+  inode.ForgetHandle(4);  // released with its change unsealed: still in the draft
+  EXPECT_FALSE(inode.DraftIsOwnedBy(9));
+}
+
 }  // namespace
 }  // namespace fusefs

@@ -657,6 +657,38 @@ def test_a_change_from_elsewhere_ends_a_run_of_saves(mnt):
         (8, False), (3, False)]
 
 
+# Issue: a handle that had written nothing closed a copy of itself (a flush
+# that seals) while another writer's change sat in the draft; that version
+# was counted as the closing handle's own save, and its next save hid it as
+# transient, so writer A's finished save vanished from history.
+def test_a_close_that_saves_another_writers_change_never_hides_it_later(mnt):
+    p = mnt.path / "fl.txt"
+    p.write_text("base\n")
+    a = os.open(p, os.O_WRONLY | os.O_APPEND)
+    b = os.open(p, os.O_WRONLY | os.O_APPEND)
+    os.write(a, b"A1\n")
+    os.close(os.dup(b))  # b's flush seals a's change
+    os.close(a)
+    os.write(b, b"B1\n")
+    os.close(b)
+    every = [(v["size"], v["transient"]) for v in every_version(mnt, "fl.txt")]
+    assert every == [(5, False), (8, False), (11, False)]
+    assert bodies(mnt, "fl.txt") == ["base\n", "base\nA1\n", "base\nA1\nB1\n"]
+
+
+def test_two_shells_appending_at_once_hide_none_of_their_saves(mnt):
+    log = mnt.path / "two.log"
+    log.write_text("")
+    loop = "for i in $(seq 150); do echo {w}$i >> " + str(log) + "; done"
+    shells = [subprocess.Popen(["bash", "-c", loop.format(w=w)]) for w in "AB"]
+    assert [s.wait() for s in shells] == [0, 0]
+    lines = log.read_text().splitlines()
+    assert sorted(lines) == sorted(f"{w}{i}" for w in "AB" for i in range(1, 151))
+    every = every_version(mnt, "two.log")
+    assert [v["version"] for v in every if v["transient"]] == []
+    assert every[-1]["size"] == len(log.read_bytes())
+
+
 # Issue: a write(2) that crosses a page boundary reaches the daemon as two
 # WRITE requests, and another handle's close (its FLUSH) could arrive
 # between them and seal a version holding half the write: text no writer
