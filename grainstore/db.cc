@@ -300,6 +300,12 @@ Status Db::ErrorStatus(int rc, std::string_view context) const {
       case SQLITE_READONLY:
         return Status::ReadOnly(fmt::format("the store cannot be written: {}", msg));
       case SQLITE_CANTOPEN:
+        // The system's reason, when SQLite kept one (a descriptor limit, a
+        // missing directory), set by this very failure.
+        if (const int err = db_ != nullptr ? sqlite3_system_errno(db_) : 0; err != 0) {
+          return Status::IOError(
+              fmt::format("{}: cannot open database file: {}", context, std::strerror(err)));
+        }
         return Status::IOError(fmt::format("{}: cannot open database file", context));
       default:
         return Status::IOError(fmt::format("{}: {}", context, msg));

@@ -162,6 +162,10 @@ Status ExplainOpenError(const std::string& path, Status status) {
     return same_code("not an areev store: the file is not a SQLite database");
   }
   if (message.find("open database file") == std::string::npos) return status;
+  // Out of descriptors or memory: the path is not what failed.
+  if (const int err = status.sys_errno(); err == EMFILE || err == ENFILE || err == ENOMEM) {
+    return same_code(fmt::format("cannot open the file: {}", std::strerror(err)), err);
+  }
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   struct stat st {};

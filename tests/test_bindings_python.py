@@ -2,6 +2,7 @@
 import contextlib
 import errno
 import json
+import os
 import pickle
 import re
 import pathlib
@@ -236,6 +237,27 @@ def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
         with pytest.raises(areev.StoreError) as e:
             areev.Areev(str(fs / "new.db"))
         assert e.value.errno == errno.ENOSPC, str(e.value)
+
+
+def test_running_out_of_file_descriptors_is_named_as_such(areev, tmp_path):
+    """EMFILE, not the ENOENT the path checks would find: the path is fine."""
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (24, 24))\n"
+        "import areev\n"
+        "held = []\n"
+        "try:\n"
+        "    for i in range(100):\n"
+        "        held.append(areev.Areev(sys.argv[1] + f'/{i}.db'))\n"
+        "except areev.StoreError as e:\n"
+        "    print(len(held), e.errno, e)\n")
+    pkg_dir = pathlib.Path(areev.__file__).parent.parent
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True,
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(pkg_dir)}).stdout
+    opened, err, message = out.rstrip("\n").split(" ", 2)
+    assert int(opened) > 0 and int(err) == errno.EMFILE, out
+    assert message.endswith(": cannot open the file: Too many open files"), out
 
 
 def test_read_and_history_errors(areev, mem):
