@@ -102,6 +102,18 @@ std::string HistoryTable(const std::vector<grainstore::VersionInfo>& versions,
   return table.Render();
 }
 
+const char* NodeKindName(grainstore::NodeKind kind) {
+  switch (kind) {
+    case grainstore::NodeKind::kDirectory:
+      return "directory";
+    case grainstore::NodeKind::kSymlink:
+      return "symbolic link";
+    case grainstore::NodeKind::kFile:
+      break;
+  }
+  return "file";
+}
+
 int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   std::string subject;
   int code = kExitOk;
@@ -136,9 +148,19 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   std::string text = HistoryTable(*versions, args.all);
   if (chain->state != grainstore::ChainState::kLive) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
-    const std::string how = args.chain_opt->count() > 0
-                                ? fmt::format("; `areev restore --chain {}` brings it back", chain->id)
-                                : "; `areev restore` brings it back";
+    const std::string restore = args.chain_opt->count() > 0
+                                    ? fmt::format("`areev restore --chain {}`", chain->id)
+                                    : std::string("`areev restore`");
+    // Restore needs the path free: a memory file's path taken since by
+    // another file or a directory is named first.
+    auto taken = args.relation == grainstore::kMemoryFileRelation
+                     ? s.store->StatKey(s.ns, subject)
+                     : grainstore::Result<grainstore::NodeInfo>(grainstore::Status::NotFound(""));
+    const std::string how =
+        taken.has_value()
+            ? fmt::format("; {} brings it back once the {} now at that path is moved or deleted",
+                          restore, NodeKindName(taken->kind))
+            : fmt::format("; {} brings it back", restore);
     text += fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
                         grainstore::FormatIsoUtc(chain->deleted_ns), purged ? "" : how);
   }

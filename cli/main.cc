@@ -2,13 +2,18 @@
 // CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
 #include <malloc.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -28,6 +33,40 @@ namespace {
 void KeepLargeBlocksInTheHeap() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
+// CLI11 prints help to std::cout; a help that could not be written is a
+// failure, as any other command's output is.
+int ExitAfterHelp(const CLI::App& app, const CLI::Error& e) {
+  errno = 0;
+  const int code = app.exit(e);
+  std::cout.flush();
+  if (std::cout.fail()) {
+    return cli::Fail(cli::kExitFailed, fmt::format("cannot write to stdout: {}",
+                                                   std::strerror(errno ? errno : EIO)));
+  }
+  return code;
+}
+
+// An option written without its value takes the next argument as one, and
+// CLI11 lets that be another option: `--db --durable` would open a store
+// named "--durable", not durably. The value of each option given, when it is
+// the name of one of the command's own options (empty: none).
+std::string OptionTakenAsValue(const CLI::App& app, const CLI::App& command) {
+  for (const CLI::App* scope : {&app, &command}) {
+    for (const CLI::Option* option : scope->get_options()) {
+      for (const std::string& value : option->results()) {
+        if (!value.starts_with("--") || value.size() == 2) continue;
+        const std::string name = value.substr(0, value.find('='));
+        if (app.get_option_no_throw(name) != nullptr ||
+            command.get_option_no_throw(name) != nullptr) {
+          return fmt::format("{} needs a value, but the next argument is the option {}",
+                             option->get_name(), value);
+        }
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -71,9 +110,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return ExitAfterHelp(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return ExitAfterHelp(app, e);
   } catch (const CLI::ParseError& e) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
@@ -81,6 +120,14 @@ int main(int argc, char** argv) {
         return cli::Fail(cli::kExitUsage, "--version takes no other arguments");
       }
       return cli::Fail(cli::kExitUsage, "unknown command '" + rest.front() + "'");
+    }
+    // CLI11 2.1 names the extra arguments last first.
+    if (const std::vector<std::string> extras = app.remaining(true);
+        dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !extras.empty()) {
+      return cli::Fail(cli::kExitUsage,
+                       fmt::format("The following {} not expected: {}",
+                                   extras.size() > 1 ? "arguments were" : "argument was",
+                                   fmt::join(extras, " ")));
     }
     return cli::Fail(cli::kExitUsage, e.what());
   }
@@ -98,7 +145,11 @@ int main(int argc, char** argv) {
   // (docs/fusefs.md, "The daemon process").
   if (!app.got_subcommand("mount")) KeepLargeBlocksInTheHeap();
   for (const auto& command : commands) {
-    if (command.app->parsed()) return command.run();
+    if (!command.app->parsed()) continue;
+    if (std::string taken = OptionTakenAsValue(app, *command.app); !taken.empty()) {
+      return cli::Fail(cli::kExitUsage, taken);
+    }
+    return command.run();
   }
   return cli::Fail(cli::kExitUsage, "no subcommand given");
 }

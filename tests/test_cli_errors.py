@@ -255,6 +255,60 @@ def test_stdout_write_failure_is_reported(areev_bin, db):
     assert "cannot write to stdout" in proc.stderr
 
 
+# UBSan's vptr check needs descriptors of its own, and reports every virtual
+# call as a type error once the process has none left.
+@pytest.mark.skipif(os.environ.get("AREEV_PRESET") == "asan",
+                    reason="the sanitizers fail before the store's own error")
+def test_running_out_of_file_descriptors_is_named_as_such(areev_bin, tmp_path):
+    import resource
+    failed = 0
+    for limit in range(4, 16):  # too few for a store's database, WAL and shared memory
+        db = tmp_path / f"{limit}.db"
+        proc = subprocess.run(
+            [areev_bin, "memtool", create("/memories/a", "a"), "--db", str(db)],
+            capture_output=True, text=True,
+            preexec_fn=lambda n=limit: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)))
+        if proc.returncode != 0:
+            failed += 1
+            assert proc.returncode == 3, proc.stderr
+            assert proc.stderr.startswith(f"areev: cannot open store {db}: "), proc.stderr
+            assert "Too many open files" in proc.stderr, proc.stderr
+    assert failed > 0
+
+
+def test_help_that_cannot_be_written_is_a_failure(areev_bin):
+    for args in (["--help"], ["cat", "--help"], ["memtool", "-h"]):
+        with open("/dev/full", "wb") as full:
+            proc = subprocess.run([areev_bin, *args], stdout=full, stderr=subprocess.PIPE,
+                                  text=True)
+        assert proc.returncode == 1, args
+        assert proc.stderr == "areev: cannot write to stdout: No space left on device\n", args
+    assert subprocess.run([areev_bin, "--help"], capture_output=True).returncode == 0
+
+
+def test_an_option_missing_its_value_never_takes_another_option_as_it(run_areev, tmp_path):
+    for args, taken in [
+        (["add", "--subject", "a", "--relation", "b", "--db", "--durable"], "--db", ),
+        (["add", "--subject", "a", "--relation", "b", "--ns", "--db=x.db"], "--ns"),
+        (["recall", "--subject", "--json", "--db", "x.db"], "--subject"),
+    ]:
+        proc = run_areev(*args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith(f"areev: {taken} needs a value, but the next argument is "
+                                      "the option "), proc.stderr
+    assert list(tmp_path.iterdir()) == []  # no store named after an option, nor any other
+    # Given with `=`, a value that is no option of the command is taken as it is.
+    ok = run_areev("add", "--subject=-x", "--relation", "b", "--db", "s.db", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_extra_arguments_are_named_in_the_order_given(run_areev, tmp_path):
+    proc = run_areev("mount", str(tmp_path), "a", "b", "c")
+    assert proc.returncode == 2
+    assert proc.stderr == ("areev: The following arguments were not expected: a b c; "
+                           "run with --help\n")
+
+
 def test_numeric_options_refuse_negatives_and_survive_huge_values(run_areev, db):
     assert run_areev("memtool", create("/memories/a.md", "1\n2\n3\n"), "--db", db).returncode == 0
     edit = json.dumps({"command": "str_replace", "path": "/memories/a.md",

@@ -146,6 +146,22 @@ def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
     assert proc.returncode == 1 and "moved" not in proc.stderr, proc.stderr
 
 
+def test_a_deleted_files_history_says_how_to_restore_it_and_when_it_cannot_yet(run_areev,
+                                                                                 db, m):
+    m(command="create", path="/memories/q.md", file_text="x\n")
+    m(command="delete", path="/memories/q.md")
+    last = run_areev("history", "/memories/q.md", "--db", db).stdout.splitlines()[-1]
+    assert re.fullmatch(r"# /memories/q\.md deleted at \S+; `areev restore` brings it back", last)
+    m(command="create", path="/memories/q.md/x", file_text="y\n")  # a directory takes the path
+    last = run_areev("history", "/memories/q.md", "--db", db).stdout.splitlines()[-1]
+    assert last.endswith("; `areev restore` brings it back once the directory now at that "
+                         "path is moved or deleted"), last
+    assert run_areev("restore", "/memories/q.md", "--db", db).returncode == 1
+    m(command="delete", path="/memories/q.md")
+    assert run_areev("restore", "/memories/q.md", "--db", db).returncode == 0
+    assert run_areev("cat", "/memories/q.md", "--db", db).stdout == "x\n"
+
+
 def test_history_needs_a_subject(run_areev, db, prefs):
     assert run_areev("history", "--db", db).returncode == 2
     assert run_areev("history", "/etc/passwd", "--db", db).returncode == 2
