@@ -171,7 +171,10 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
     return Status::Ok();
   }
   const std::int64_t now = NowNs();
-  const bool own = inode.DraftIsOwnedBy(handle);
+  // With the writeback cache the kernel writes dirty pages back through any
+  // writable handle of the file, so a WRITE's handle need not be the one that
+  // wrote: while another writable handle is open, no seal is one handle's own.
+  const bool own = inode.DraftIsOwnedBy(handle) && inode.writers <= 1;
   const bool amends = own && inode.provisional_by == handle &&
                       now - inode.provisional_since_ns < kCoalesceWindowNs;
   auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns,
