@@ -104,10 +104,18 @@ bool Coherence::CatchUpLocked(bool* checked) {
 void Coherence::Apply(const grainstore::OpRecord& op) {
   Log(LogLevel::kDebug, "external op {} {} {}", op.op, op.subject, op.new_subject);
   const std::int64_t now = NowNs();
+  // A new version of a file changes its content, not its name: the inode's
+  // invalidation is enough. A name's invalidation waits for its directory's
+  // lock, which a process looking a name up there holds until this daemon
+  // answers; killed in that wait, the daemon cannot exit, nor its mount go
+  // (only aborting the connection frees both), so names are invalidated only
+  // when they change.
+  const bool content_only =
+      op.node_id != 0 && op.new_subject.empty() && (op.op == "supersede" || op.op == "write");
   for (const std::string* key : {&op.subject, &op.new_subject}) {
     if (key->empty()) continue;  // no new path: not a move
     recent_.Note(*key, now);
-    InvalidateKey(*key);
+    if (!content_only) InvalidateKey(*key);
   }
   if (op.node_id != 0) RefreshNode(op.node_id);
 }
