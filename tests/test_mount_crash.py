@@ -8,7 +8,7 @@ import sys
 import time
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, areev, mounted, wait_for
+from mount_util import Mount, areev, areev_path, memtool, mounted, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -74,3 +74,92 @@ def test_kill9_under_writers_then_remount(tmp_path):
     finally:
         assert m2.stop() == 0
     check_daemon_log(m2.log())  # noqa: F405
+
+
+def fuse_connection(path):
+    """The directory of the FUSE connection behind the mount at `path` in
+    fusectl (mounted here if it is not yet), or None."""
+    target = os.path.realpath(path)
+    with open("/proc/self/mountinfo") as f:
+        devs = [line.split()[2] for line in f if line.split()[4] == target]
+    if not devs:
+        return None
+    conns = "/sys/fs/fuse/connections"
+    if not os.path.ismount(conns):
+        subprocess.run(["mount", "-t", "fusectl", "none", conns], capture_output=True)
+    return f"{conns}/{devs[0].split(':')[1]}" if os.path.ismount(conns) else None
+
+
+INSERTER = r"""
+import json, sys
+for i in range(100000):
+    print(json.dumps({"command": "insert", "path": "/memories/sub/log.md", "insert_line": 0,
+                      "insert_text": f"cli {i}\n"}), flush=True)
+"""
+
+
+# Issue: the mount's poller invalidated a file's name in the kernel for every
+# new version another process stored. That waits for the directory's lock,
+# which a process opening a file there holds until the daemon answers; a
+# daemon killed in that wait could not exit, and its mount hung (every
+# process touching it too) until its connection was aborted.
+def test_kill9_while_another_process_edits_files_the_mount_is_opening(tmp_path):
+    import random
+    import threading
+    db = tmp_path / "agent.db"
+    memtool(db, {"command": "create", "path": "/memories/sub/log.md", "file_text": "base\n"})
+    rng = random.Random(7)
+    for round_ in range(8):
+        m = Mount(db, tmp_path / "mnt").start()
+        conn = fuse_connection(m.path)
+        stop = threading.Event()
+
+        def append(tag):
+            n = 0
+            while not stop.is_set():
+                try:
+                    fd = os.open(m.path / "sub" / "log.md", os.O_WRONLY | os.O_APPEND)
+                except OSError:
+                    time.sleep(0.01)
+                    continue
+                try:  # an open descriptor would keep the detached mount's connection
+                    os.write(fd, f"{tag} {n}\n".encode())
+                    n += 1
+                except OSError:
+                    pass
+                finally:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+
+        threads = [threading.Thread(target=append, args=(f"r{round_}a{k}",)) for k in range(3)]
+        for t in threads:
+            t.start()
+        feed = subprocess.Popen([sys.executable, "-c", INSERTER], stdout=subprocess.PIPE)
+        cli = subprocess.Popen([str(areev_path()), "memtool", "--batch", "--db", str(db)],
+                               stdin=feed.stdout, stdout=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 1.5))
+        m.proc.send_signal(signal.SIGKILL)
+        try:
+            m.proc.wait(timeout=10)  # a thread that cannot exit keeps it from being reaped
+        except subprocess.TimeoutExpired:
+            pass
+        # The mount taken down and its connection ended: a daemon that could
+        # not exit keeps the connection, and everything waiting on it, alive.
+        gone = wait_for(lambda: not mounted(m.path) and not (conn and os.path.exists(conn)),
+                        timeout=10.0)
+        if not gone and conn and os.path.exists(conn):
+            with open(conn + "/abort", "w") as f:  # so that the threads and the suite go on
+                f.write("1")
+            m.proc.wait(timeout=10)
+        stop.set()
+        feed.kill()
+        cli.wait(timeout=60)
+        feed.wait()
+        for t in threads:
+            t.join(timeout=30)
+        assert gone, f"round {round_}: the killed daemon's mount hung"
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
