@@ -170,6 +170,10 @@ int Emit(std::string_view data) {
   const bool written = data.empty() || std::fwrite(data.data(), 1, data.size(),
                                                    stdout) == data.size();
   if (written && std::fflush(stdout) == 0) return kExitOk;
+  return FailWritingStdout();
+}
+
+int FailWritingStdout() {
   return Fail(kExitFailed, fmt::format("cannot write to stdout: {}",
                                        std::strerror(errno ? errno : EIO)));
 }

@@ -89,6 +89,10 @@ bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code);
 // "areev: cannot write to stdout: <reason>" and returns kExitFailed.
 int Emit(std::string_view data);
 
+// Prints "areev: cannot write to stdout: <reason>" (errno's, else EIO's) and
+// returns kExitFailed: for output that did not reach stdout.
+int FailWritingStdout();
+
 }  // namespace cli
 
 #endif  // CLI_CLI_COMMON_H_

@@ -151,16 +151,15 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     const std::string restore = args.chain_opt->count() > 0
                                     ? fmt::format("`areev restore --chain {}`", chain->id)
                                     : std::string("`areev restore`");
+    std::string how = fmt::format("; {} brings it back", restore);
     // Restore needs the path free: a memory file's path taken since by
-    // another file or a directory is named first.
-    auto taken = args.relation == grainstore::kMemoryFileRelation
-                     ? s.store->StatKey(s.ns, subject)
-                     : grainstore::Result<grainstore::NodeInfo>(grainstore::Status::NotFound(""));
-    const std::string how =
-        taken.has_value()
-            ? fmt::format("; {} brings it back once the {} now at that path is moved or deleted",
-                          restore, NodeKindName(taken->kind))
-            : fmt::format("; {} brings it back", restore);
+    // another file or a directory is named.
+    if (args.relation == grainstore::kMemoryFileRelation) {
+      if (auto taken = s.store->StatKey(s.ns, subject); taken.has_value()) {
+        how = fmt::format("; {} brings it back once the {} now at that path is moved or deleted",
+                          restore, NodeKindName(taken->kind));
+      }
+    }
     text += fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
                         grainstore::FormatIsoUtc(chain->deleted_ns), purged ? "" : how);
   }

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -41,11 +40,7 @@ int ExitAfterHelp(const CLI::App& app, const CLI::Error& e) {
   errno = 0;
   const int code = app.exit(e);
   std::cout.flush();
-  if (std::cout.fail()) {
-    return cli::Fail(cli::kExitFailed, fmt::format("cannot write to stdout: {}",
-                                                   std::strerror(errno ? errno : EIO)));
-  }
-  return code;
+  return std::cout.fail() ? cli::FailWritingStdout() : code;
 }
 
 // An option written without its value takes the next argument as one, and

@@ -62,19 +62,26 @@ def check_daemon_log(text, reproducer=""):
                     (f"\nreproduce with: {reproducer}" if reproducer else ""))
 
 
+def mount_fields(path):
+    """The fields of the kernel's mount table line (/proc/self/mountinfo) for
+    the mount point `path`, or None."""
+    target = os.path.realpath(path)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            if point == target:
+                return fields
+    return None
+
+
 def mounted(path):
     """Whether `path` is a mount point, from the kernel's mount table.
 
     os.path.ismount() stats the path and answers False when the stat fails,
     which it does on a mount whose daemon died ("Transport endpoint is not
     connected") until that mount is taken down."""
-    target = os.path.realpath(path)
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4])
-            if point == target:
-                return True
-    return False
+    return mount_fields(path) is not None
 
 
 def fusermount_unmount(path, lazy_fallback=True):

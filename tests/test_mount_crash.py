@@ -8,7 +8,7 @@ import sys
 import time
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, areev, areev_path, memtool, mounted, wait_for
+from mount_util import Mount, areev, areev_path, memtool, mount_fields, mounted, wait_for
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -79,15 +79,13 @@ def test_kill9_under_writers_then_remount(tmp_path):
 def fuse_connection(path):
     """The directory of the FUSE connection behind the mount at `path` in
     fusectl (mounted here if it is not yet), or None."""
-    target = os.path.realpath(path)
-    with open("/proc/self/mountinfo") as f:
-        devs = [line.split()[2] for line in f if line.split()[4] == target]
-    if not devs:
+    fields = mount_fields(path)
+    if fields is None:
         return None
     conns = "/sys/fs/fuse/connections"
     if not os.path.ismount(conns):
         subprocess.run(["mount", "-t", "fusectl", "none", conns], capture_output=True)
-    return f"{conns}/{devs[0].split(':')[1]}" if os.path.ismount(conns) else None
+    return f"{conns}/{fields[2].split(':')[1]}" if os.path.ismount(conns) else None
 
 
 INSERTER = r"""
