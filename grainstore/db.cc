@@ -34,7 +34,7 @@ bool IsSnapshot(sqlite3* db) {
 Status SnapshotTorn() {
   return Status::Busy(
       "the store changed while it was read as a snapshot (another process writes it); "
-      "open it again to read it");
+      "try again");
 }
 
 // `status` with the errno of the system call behind SQLite's result `rc`,
@@ -278,8 +278,7 @@ Status Db::Reconnect() {
     Close();
     reopen_path_ = std::move(path);  // the next statement tries again
     return Status::IOError(
-        fmt::format("cannot open the store again in this process (a child of fork()): {}",
-                    opened.message()));
+        fmt::format("cannot open the store again in this process: {}", opened.message()));
   }
   return Status::Ok();
 }
@@ -440,7 +439,26 @@ Status Db::CheckSnapshot() const {
   if (same) return Status::Ok();
   return Status::Busy(
       "the store changed after it was opened read-only as a snapshot (another process "
-      "writes it); open it again to read it");
+      "writes it); try again");
+}
+
+Status Db::KeepSnapshotCurrent(bool to_write) {
+  if (!snapshot() || in_txn_) return Status::Ok();
+  Status current = CheckSnapshot();
+  if (current.ok() && !to_write) return current;
+  if (!reopen_ || reopening_ || live_statements_ != 0) return current;
+  std::string path = snapshot_path_;
+  CloseConnection(true);
+  snapshot_why_.clear();
+  snapshot_errno_ = 0;
+  snapshot_path_.clear();
+  snapshot_stat_ = {};
+  uri_query_.clear();
+  reopen_path_ = std::move(path);
+  reopening_ = true;
+  Status reopened = Reconnect();
+  reopening_ = false;
+  return reopened;
 }
 
 Status Db::OpenAs(const std::string& name, int flags) {
@@ -456,6 +474,7 @@ Status Db::OpenAs(const std::string& name, int flags) {
     return s;
   }
   sqlite3_extended_result_codes(db_, 1);
+  ++opens_;
   opened_forks_ = ProcessForkCount();
   if ((flags & SQLITE_OPEN_URI) == 0 || uri_query_ != "immutable=1") {
     std::lock_guard lock(RegistryMu());
@@ -576,7 +595,7 @@ Result<sqlite3_stmt*> Db::Cached(const char* sql) {
 }
 
 Result<Statement> Db::Prepare(const char* sql) {
-  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+  GRAINSTORE_RETURN_IF_ERROR(KeepSnapshotCurrent(false));
   auto stmt = Cached(sql);
   if (!stmt) return stmt.error();
   SettleHeldRead(*stmt);
@@ -625,7 +644,7 @@ Status Db::ReadyForUncachedStatement() {
 }
 
 Status Db::Exec(const char* sql) {
-  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+  GRAINSTORE_RETURN_IF_ERROR(KeepSnapshotCurrent(false));
   GRAINSTORE_RETURN_IF_ERROR(ReadyForUncachedStatement());
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
@@ -635,7 +654,7 @@ Status Db::Exec(const char* sql) {
 }
 
 Result<std::int64_t> Db::QueryInt(const char* sql) {
-  if (snapshot() && !in_txn_) GRAINSTORE_RETURN_IF_ERROR(CheckSnapshot());
+  GRAINSTORE_RETURN_IF_ERROR(KeepSnapshotCurrent(false));
   GRAINSTORE_RETURN_IF_ERROR(ReadyForUncachedStatement());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
@@ -706,6 +725,9 @@ Status Transaction::Begin(Kind kind) {
 Status Transaction::BeginOnce(Kind kind, bool no_wait) {
   Db::ReleaseInherited();  // before the held read below is looked at
   read_ = kind == Kind::kRead;
+  // Before the held read is looked at: opening the file again may leave one.
+  GRAINSTORE_RETURN_IF_ERROR(db_->KeepSnapshotCurrent(!read_));
+  if (db_->db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(db_->Reconnect());
   if (db_->held_) {
     if (read_ && db_->HeldReadIsCurrent(std::chrono::steady_clock::now())) {
       // Nothing has committed since the held read began: it is current.
@@ -716,16 +738,14 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
     }
     GRAINSTORE_RETURN_IF_ERROR(db_->EndHeldRead());
   }
-  // Read before BEGIN: a commit landing in between makes the stamp older
-  // than the snapshot, which only makes the next reuse less likely.
   if (!read_ && db_->snapshot()) {
     std::string message = fmt::format("the store cannot be written: {}", db_->snapshot_why_);
     Status refused = db_->snapshot_errno_ == ENOSPC ? Status::NoSpace(std::move(message))
                                                     : Status::ReadOnly(std::move(message));
     return std::move(refused).WithErrno(db_->snapshot_errno_);
   }
-  if (db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckSnapshot());
-  if (db_->db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(db_->Reconnect());
+  // Read before BEGIN: a commit landing in between makes the stamp older
+  // than the snapshot, which only makes the next reuse less likely.
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};
   if (no_wait) {
     sqlite3_busy_timeout(db_->db_, 0);

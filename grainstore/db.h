@@ -121,8 +121,10 @@ class Db {
   // whose WAL holds nothing; a write transaction fails with ReadOnly, saying
   // `why` the store was opened so. Before each read (outside a transaction)
   // the file is checked again: once it has changed, or a -shm or a WAL with
-  // frames lies beside it (a writer came), reads fail with Busy, and a read
-  // that a writer's checkpoint overlapped is Busy too, not Corruption.
+  // frames lies beside it (a writer came), it is opened again through the
+  // Reopen hook (see KeepSnapshotCurrent), and without one reads fail with
+  // Busy; a read that a writer's checkpoint overlapped is Busy, not
+  // Corruption.
   // `why_errno` is the system's reason (EACCES, ENOSPC, ...): a write on a
   // full filesystem fails with NoSpace instead of ReadOnly, as it does once
   // the disk fills under a store opened for writing.
@@ -151,8 +153,12 @@ class Db {
   // How a connection is opened again after a fork(), given the absolute
   // path: the open (which, for a store opened read-only, depends on whether
   // a writer has it open then) and the connection's setup.
+  // The same hook opens a snapshot again (see KeepSnapshotCurrent).
   using Reopen = std::function<Status(Db*, const std::string&)>;
   void SetReopen(Reopen reopen) { reopen_ = std::move(reopen); }
+  // How many connections this Db has opened: a new one may read a file that
+  // answers cached elsewhere no longer describe.
+  std::uint64_t opens() const { return opens_; }
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
   // Why the file is read as a snapshot ("" when it is not).
@@ -265,6 +271,14 @@ class Db {
   // For a snapshot outside a transaction: Busy once the file is no longer
   // the one it opened (see OpenSnapshot).
   Status CheckSnapshot() const;
+  // For a snapshot outside a transaction: once the file is no longer the
+  // one it opened, or before a write (the room or the rights it lacked may
+  // be back), opens the file again through the Reopen hook, as the store
+  // was first opened (a snapshot again, through a writer's -shm, or for
+  // writing). Only where no Statement is in scope; elsewhere a changed file
+  // is Busy, as CheckSnapshot says. A failed open is tried again by the next
+  // statement.
+  Status KeepSnapshotCurrent(bool to_write);
 
   sqlite3* db_ = nullptr;
   int open_flags_ = 0;        // as OpenAs opened it
@@ -274,6 +288,8 @@ class Db {
   std::string reopen_path_;   // the absolute path a release closed ("" if none)
   bool released_read_only_ = false;  // whether the connection a release closed was read-only
   Reopen reopen_;
+  bool reopening_ = false;    // inside KeepSnapshotCurrent's open
+  std::uint64_t opens_ = 0;   // connections opened
   std::string snapshot_why_;  // set by OpenSnapshot
   int snapshot_errno_ = 0;    // set by OpenSnapshot
   std::string snapshot_path_;

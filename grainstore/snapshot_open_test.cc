@@ -67,6 +67,68 @@ TEST(SnapshotOpenTest, AWriteRefusalCarriesTheReasonsErrno) {
   }
 }
 
+// Writes one more file into the store at `path` through a Store of its own,
+// which leaves the store file changed and no -wal or -shm beside it.
+void AddFile(const std::string& path, const std::string& key) {
+  auto store = Store::Open(path, Options{});
+  ASSERT_TRUE(store.has_value()) << store.error().ToString();
+  auto ns = (*store)->Namespace("default");
+  ASSERT_TRUE(ns.has_value());
+  ASSERT_TRUE((*store)->PutFile(*ns, key, "x\n").has_value());
+}
+
+constexpr char kCountFiles[] = "SELECT count(*) FROM nodes WHERE kind = 2";
+
+TEST(SnapshotOpenTest, AChangedFileIsOpenedAgainBetweenStatementsOnly) {
+  test::ScratchDir dir("snapshot_open");
+  const std::string path = dir.File("s.db");
+  AddFile(path, "/memories/a.md");
+  Db db;
+  ASSERT_TRUE(db.OpenSnapshot(path, "because of the test").ok());
+  int reopens = 0;
+  db.SetReopen([&reopens](Db* d, const std::string& absolute) {
+    ++reopens;
+    return d->OpenSnapshot(absolute, "opened again");
+  });
+  {
+    auto in_scope = db.Prepare(kCountFiles);
+    ASSERT_TRUE(in_scope.has_value());
+    AddFile(path, "/memories/b.md");
+    // Closing the connection would finalize the statement in scope.
+    auto count = db.QueryInt(kCountFiles);
+    ASSERT_FALSE(count.has_value());
+    EXPECT_EQ(count.error().code(), StatusCode::kBusy);
+    EXPECT_EQ(reopens, 0);
+  }
+  auto count = db.QueryInt(kCountFiles);
+  ASSERT_TRUE(count.has_value()) << count.error().ToString();
+  EXPECT_EQ(*count, 2);
+  EXPECT_EQ(reopens, 1);
+  EXPECT_EQ(db.snapshot_why(), "opened again");
+  // Unchanged since: read as it is, not opened again.
+  ASSERT_TRUE(db.QueryInt(kCountFiles).has_value());
+  EXPECT_EQ(reopens, 1);
+}
+
+TEST(SnapshotOpenTest, AWriteOpensTheFileAgainAndWritesWhenItMayNow) {
+  test::ScratchDir dir("snapshot_open");
+  const std::string path = dir.File("s.db");
+  AddFile(path, "/memories/a.md");
+  Db db;
+  ASSERT_TRUE(db.OpenSnapshot(path, "the disk was full", ENOSPC).ok());
+  const std::uint64_t opens = db.opens();
+  db.SetReopen([](Db* d, const std::string& absolute) { return d->Open(absolute, false); });
+  {
+    Transaction write(&db);
+    ASSERT_TRUE(write.Begin().ok());
+    ASSERT_TRUE(db.Exec("UPDATE nodes SET mode = mode WHERE kind = 2").ok());
+    ASSERT_TRUE(write.Commit().ok());
+  }
+  EXPECT_FALSE(db.snapshot());
+  EXPECT_EQ(db.opens(), opens + 1);
+  EXPECT_EQ(db.commits(), 1u);
+}
+
 TEST(SnapshotOpenTest, AMissingFileIsAnErrorNotANewDatabase) {
   test::ScratchDir dir("snapshot_open");
   Db db;

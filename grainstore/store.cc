@@ -145,6 +145,19 @@ Status OpenForReader(Db* db, const std::string& path) {
   return Status::Busy("the store's writers kept opening and closing it; try again");
 }
 
+// Opens the store's file as a snapshot, for reading only, or for writing,
+// whichever its rights, its filesystem's room and the processes that have it
+// open allow now (see SnapshotReason and OpenForReader).
+Status OpenStoreFile(Db* db, const std::string& path, bool create_if_missing) {
+  if (ReadOnlyForUser(path)) return OpenForReader(db, path);
+  int why_errno = 0;
+  std::string real;
+  if (std::string why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
+    return db->OpenSnapshot(real, std::move(why), why_errno);
+  }
+  return db->Open(path, create_if_missing);
+}
+
 // SQLite's words for a path that cannot be opened as a store, put in the
 // user's: which directory is missing, or that the file is no database. The
 // status keeps its code; other failures pass unchanged.
@@ -230,18 +243,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   ForkHoldOff opening;
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
-  Status opened;
-  std::string real;
-  int why_errno = 0;
-  if (ReadOnlyForUser(path)) {
-    // Looks for a snapshot first, as the next branch does for everyone else.
-    opened = OpenForReader(&impl->db, path);
-  } else if (std::string why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
-    opened = impl->db.OpenSnapshot(real, std::move(why), why_errno);
-  } else {
-    opened = impl->db.Open(path, options.create_if_missing);
-  }
-  GRAINSTORE_RETURN_IF_ERROR(ExplainOpenError(path, std::move(opened)));
+  GRAINSTORE_RETURN_IF_ERROR(
+      ExplainOpenError(path, OpenStoreFile(&impl->db, path, options.create_if_missing)));
   // A caller that may not create a store reads: SQLite would take an empty
   // file for a new database, and configuring the connection would write a
   // store into it, as migrating would into a SQLite database without one.
@@ -284,13 +287,15 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   impl->checkpointer->Attach(&impl->db);
   impl->read_releaser = std::make_unique<ReadReleaser>(&impl->mu, &impl->db);
   impl->read_releaser->Attach();
-  // Opened again after a fork() as above (for a user who may only read, a
-  // snapshot while no process has the store open), never created.
-  impl->db.SetReopen([reader = ReadOnlyForUser(path), busy, options](Db* db,
-                                                                      const std::string& absolute) {
-    GRAINSTORE_RETURN_IF_ERROR(reader ? OpenForReader(db, absolute) : db->Open(absolute, false));
+  // Opened again as above, never created: after a fork(), and when a
+  // snapshot no longer describes the file or is asked to write (the disk
+  // that was full may have room now). A connection that may write brings
+  // the schema up to date, as a snapshot of an older store could not.
+  impl->db.SetReopen([busy, options](Db* db, const std::string& absolute) {
+    GRAINSTORE_RETURN_IF_ERROR(OpenStoreFile(db, absolute, false));
     GRAINSTORE_RETURN_IF_ERROR(db->Exec(busy.c_str()));
-    return ConfigureConnection(db, options);
+    GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(db, options));
+    return db->read_only() ? Status::Ok() : Migrate(db);
   });
   impl->DrawOrigin();
   RegisterForFork(impl.get());
@@ -529,6 +534,10 @@ Result<std::int64_t> StoreImpl::CurrentDataVersion() {
   // The header is read before the version: a commit landing in between makes
   // the next call look again, never hides a change.
   const WalStamp live = db.ReadWalStamp();
+  if (db.opens() != seen_opens) {  // a new connection: its header and counts start afresh
+    seen_wal = WalStamp{};
+    seen_opens = db.opens();
+  }
   if (SameWalState(live, seen_wal)) return seen_version;
   const Db::OwnCommits& own = db.own_commits();
   // Only this connection committed since: data_version counts the others.
@@ -539,7 +548,8 @@ Result<std::int64_t> StoreImpl::CurrentDataVersion() {
   }
   seen_wal = live;
   db.RestartOwnCommits();  // a run that ends at `live` starts from what was just seen
-  read_cache.Observe({.data_version = seen_version, .commits = db.commits()});
+  read_cache.Observe(
+      {.data_version = seen_version, .commits = db.commits(), .connection = db.opens()});
   return seen_version;
 }
 

@@ -147,6 +147,7 @@ class StoreImpl final : public ForkParticipant {
   // version and the read cache's entries still hold (see Observe).
   WalStamp seen_wal;
   std::int64_t seen_version = 0;
+  std::uint64_t seen_opens = 0;  // db.opens() when seen_wal was read
   AppendBases append_bases;  // bodies files were last sealed with (see append_bases.h)
   // Ends `db`'s held read when idle (see read_releaser.h). Last: its thread
   // takes `mu` and uses `db`, so it stops before either goes.
@@ -157,7 +158,9 @@ class StoreImpl final : public ForkParticipant {
   Result<std::int64_t> CurrentDataVersion();
   // True when no connection has committed since the last CurrentDataVersion,
   // so the read cache is current without a transaction.
-  bool NothingCommittedSinceSeen() { return SameWalState(db.ReadWalStamp(), seen_wal); }
+  bool NothingCommittedSinceSeen() {
+    return db.opens() == seen_opens && SameWalState(db.ReadWalStamp(), seen_wal);
+  }
   // Runs the reads in `fn` (returning a Result) in one read transaction:
   // they see one state, and the transaction may reuse or stay as the held
   // read (see Db), so a stream of lookups takes no lock per call. A failed

@@ -239,6 +239,47 @@ def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
         assert e.value.errno == errno.ENOSPC, str(e.value)
 
 
+# Issue: a handle opened while the store's disk was full read the store as a
+# snapshot for its whole life: once there was room it still refused every
+# write, and once another process wrote the store every read failed with
+# "open it again to read it".
+def test_a_handle_opened_on_a_full_disk_reads_and_writes_once_there_is_room(areev, tmp_path):
+    def create(path, text):
+        return json.dumps({"command": "create", "path": path, "file_text": text})
+
+    with tmpfs(tmp_path / "fs", "size=2m") as fs:
+        db = str(fs / "s.db")
+        with areev.Areev(db) as first:
+            first.memory_tool(create("/memories/a.md", "alpha\n"))
+        pad = fill(fs)
+        mem = areev.Areev(db)
+        try:
+            assert mem.read("/memories/a.md") == "alpha\n"
+            with pytest.raises(ValueError) as refused:
+                mem.memory_tool(create("/memories/b.md", "beta\n"))
+            assert str(refused.value) == "Storage operation failed for /memories/b.md (NoSpace)"
+            assert sorted(os.listdir(fs)) == ["pad", "s.db"]  # no -wal or -shm left half made
+            pad.unlink()
+            # Another process's edit, made and closed while this handle waits.
+            edit = json.dumps({"command": "str_replace", "path": "/memories/a.md",
+                               "old_str": "alpha", "new_str": "ALPHA"})
+            pkg_dir = pathlib.Path(areev.__file__).parent.parent
+            subprocess.run([sys.executable, "-c",
+                            "import areev, sys\n"
+                            "with areev.Areev(sys.argv[1]) as m: m.memory_tool(sys.argv[2])\n",
+                            db, edit], check=True,
+                           env={**os.environ, "PYTHONPATH": str(pkg_dir)})
+            assert mem.read("/memories/a.md") == "ALPHA\n"
+            assert mem.memory_tool(create("/memories/b.md", "beta\n")) == (
+                "File created successfully at: /memories/b.md")
+            assert [h["version"] for h in mem.history("/memories/a.md")] == [1, 2]
+        finally:
+            mem.close()
+        with areev.Areev(db) as again:
+            assert again.read("/memories/b.md") == "beta\n"
+            assert again.read("/memories/a.md") == "ALPHA\n"
+
+
 def test_running_out_of_file_descriptors_is_named_as_such(areev, tmp_path):
     """EMFILE, not the ENOENT the path checks would find: the path is fine."""
     script = (
