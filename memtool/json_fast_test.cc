@@ -226,5 +226,40 @@ TEST(JsonFastTest, ParseJsonInputKeepsItsAnswers) {
   EXPECT_TRUE(broken.doc.is_discarded());
 }
 
+// Issue: the nlohmann fallback built the whole document, so a line of
+// nested arrays took 75 times its size in memory (a 50 MB line 3.7 GB).
+// What Dispatch never reads is dropped as it is decoded.
+TEST(JsonFastTest, ParseJsonInputKeepsOnlyWhatACommandReads) {
+  JsonInput input;
+  ASSERT_TRUE(ParseJsonInput(
+      R"({"command":"view","path":"/memories","x":[[[1]]],"y":{"a":{"b":2}},)"
+      R"("view_range":[1,[2,[3]],{"a":1},4],"n":null,"f":1.5,"t":true,"s":"é"})",
+      &input));
+  EXPECT_EQ(input.doc["command"], "view");
+  EXPECT_EQ(input.doc["x"], json::array());
+  EXPECT_EQ(input.doc["y"], json::object());
+  // Three items say whether there were exactly two; nested ones are empty.
+  EXPECT_EQ(input.doc["view_range"], json::parse(R"([1,[],{}])"));
+  EXPECT_TRUE(input.doc["n"].is_null());
+  EXPECT_EQ(input.doc["f"], 1.5);
+  EXPECT_EQ(input.doc["t"], true);
+  EXPECT_EQ(input.doc["s"], "\u00e9");
+  JsonInput range;
+  ASSERT_TRUE(ParseJsonInput(R"({"view_range":[[0],-99999999999999999999],"view_range":[3,4]})",
+                             &range));
+  EXPECT_EQ(range.doc["view_range"], json::parse("[3,4]"));  // the last member counts
+  JsonInput deep;
+  const std::string nested = "{\"command\":\"view\",\"x\":" + std::string(100000, '[') +
+                             std::string(100000, ']') + "}";
+  ASSERT_TRUE(ParseJsonInput(nested, &deep));
+  EXPECT_EQ(deep.doc, json::parse(R"({"command":"view","x":[]})"));
+  JsonInput top;
+  ASSERT_TRUE(ParseJsonInput("[[1],{\"a\":2}]", &top));
+  EXPECT_EQ(top.doc, json::array());  // not an object: Dispatch says so
+  JsonInput scalar;
+  ASSERT_TRUE(ParseJsonInput(" 7 ", &scalar));
+  EXPECT_EQ(scalar.doc, 7);
+}
+
 }  // namespace
 }  // namespace memtool::internal

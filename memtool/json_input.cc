@@ -20,58 +20,79 @@ bool IsIntegerLiteral(std::string_view s) {
   return true;
 }
 
-// nlohmann::json's own DOM builder (detail::json_sax_dom_parser, as in
-// nlohmann-json 3.11), except for integer literals it could only store as
-// doubles.
+// Builds what Dispatch reads of a command, and no more: the top-level
+// members, each array or object among them kept as an empty one of its kind,
+// except `view_range`, whose first three items are kept (Dispatch asks
+// whether it holds exactly two integers), an array or object among them as
+// an empty one again. Whatever lies deeper is read and dropped, so a
+// command's memory stays a small multiple of its text however it nests (a
+// whole document of nested arrays took 75 times its size). Integer literals
+// too wide for 64 bits stay integers, clamped (see json_input.h).
 class Builder {
  public:
-  explicit Builder(JsonInput* out) : out_(out), dom_(out->doc, /*allow_exceptions=*/false) {}
+  explicit Builder(JsonInput* out) : out_(out) {}
 
-  bool null() { return dom_.null(); }
-  bool boolean(bool v) { return dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool null() { return Put(json(nullptr)); }
+  bool boolean(bool v) { return Put(json(v)); }
+  bool number_integer(json::number_integer_t v) { return Put(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return Put(json(v)); }
   bool number_float(json::number_float_t v, const json::string_t& s) {
-    if (!IsIntegerLiteral(s)) return dom_.number_float(v, s);
-    if (depth_ == 1) out_->wide_integers[key_] = s;
-    if (s.front() == '-') return dom_.number_integer(std::numeric_limits<std::int64_t>::min());
-    return dom_.number_unsigned(std::numeric_limits<std::uint64_t>::max());
+    if (!IsIntegerLiteral(s)) return Put(json(v));
+    if (InTopObject()) out_->wide_integers[key_] = s;
+    if (s.front() == '-') return Put(json(std::numeric_limits<std::int64_t>::min()));
+    return Put(json(std::numeric_limits<std::uint64_t>::max()));
   }
-  bool string(json::string_t& v) { return dom_.string(v); }
-  bool binary(json::binary_t& v) { return dom_.binary(v); }
-  bool start_object(std::size_t n) {
-    ++depth_;
-    return dom_.start_object(n);
-  }
+  bool string(json::string_t& v) { return Put(json(std::move(v))); }
+  bool binary(json::binary_t& v) { return Put(json::binary(std::move(v))); }
+  bool start_object(std::size_t) { return Open(json::object()); }
   bool key(json::string_t& k) {
-    if (depth_ == 1) {
-      key_ = k;
-      out_->wide_integers.erase(k);  // a repeated member: the last one counts
+    if (InTopObject()) {
+      key_ = std::move(k);
+      out_->wide_integers.erase(key_);  // a repeated member: the last one counts
     }
-    return dom_.key(k);
+    return true;
   }
-  bool end_object() {
-    --depth_;
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) {
-    ++depth_;
-    return dom_.start_array(n);
-  }
-  bool end_array() {
-    --depth_;
-    return dom_.end_array();
-  }
-  bool parse_error(std::size_t pos, const std::string& token,
-                   const nlohmann::detail::exception& e) {
-    return dom_.parse_error(pos, token, e);
+  bool end_object() { return Close(); }
+  bool start_array(std::size_t) { return Open(json::array()); }
+  bool end_array() { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
   }
 
  private:
+  static constexpr std::size_t kRangeItemsKept = 3;
+
+  // Inside the top-level object, outside any member's value.
+  bool InTopObject() const { return depth_ == 1 && out_->doc.is_object(); }
+
+  bool Put(json value) {
+    if (depth_ == 0) {
+      out_->doc = std::move(value);
+    } else if (InTopObject()) {
+      out_->doc[key_] = std::move(value);
+    } else if (depth_ == 2 && range_ != nullptr && range_->size() < kRangeItemsKept) {
+      range_->push_back(std::move(value));
+    }
+    return true;
+  }
+
+  bool Open(json empty) {
+    const bool range = InTopObject() && empty.is_array() && key_ == "view_range";
+    Put(std::move(empty));
+    if (range) range_ = &out_->doc[key_];
+    ++depth_;
+    return true;
+  }
+
+  bool Close() {
+    if (--depth_ < 2) range_ = nullptr;
+    return true;
+  }
+
   JsonInput* out_;
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-  int depth_ = 0;     // 1 inside the top-level object
-  std::string key_;  // the top-level member being read
+  std::size_t depth_ = 0;  // arrays and objects open; 1 inside the top-level one
+  std::string key_;        // the top-level member being read
+  json* range_ = nullptr;  // view_range's array while its items are read
 };
 
 }  // namespace
