@@ -57,7 +57,8 @@ const char* SkipPlain(const char* p, const char* end) {
 // leaves the handled shape; the caller then gives up on the whole text.
 class Reader {
  public:
-  explicit Reader(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+  Reader(std::string_view text, KeepMember keep)
+      : p_(text.data()), end_(text.data() + text.size()), keep_(keep) {}
 
   bool Document(json* doc) {
     SkipSpace();
@@ -75,7 +76,7 @@ class Reader {
       json value;
       if (!Value(&value)) return false;
       // A repeated member replaces the earlier one, as in nlohmann::json.
-      members[key] = std::move(value);
+      if (keep_ == nullptr || keep_(key)) members[key] = std::move(value);
       SkipSpace();
       if (Consume('}')) return AtEndAfterSpace();
       if (!Consume(',')) return false;
@@ -257,6 +258,7 @@ class Reader {
 
   const char* p_;
   const char* end_;
+  KeepMember keep_;
 };
 
 }  // namespace
@@ -297,9 +299,9 @@ bool TryAppendJsonString(std::string_view value, std::string* out) {
   return true;
 }
 
-bool TryParseFlatObject(std::string_view text, json* doc) {
+bool TryParseFlatObject(std::string_view text, json* doc, KeepMember keep) {
   json parsed;
-  Reader reader(text);
+  Reader reader(text, keep);
   if (!reader.Document(&parsed)) return false;
   *doc = std::move(parsed);
   return true;

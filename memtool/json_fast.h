@@ -22,8 +22,10 @@
 namespace memtool::internal {
 
 // Fills `doc` and returns true if `text` is a flat object this decoder
-// handles; returns false and leaves `doc` as it was otherwise.
-bool TryParseFlatObject(std::string_view text, nlohmann::json* doc);
+// handles; returns false and leaves `doc` as it was otherwise. With `keep`,
+// only the members whose names it accepts are kept.
+using KeepMember = bool (*)(std::string_view name);
+bool TryParseFlatObject(std::string_view text, nlohmann::json* doc, KeepMember keep = nullptr);
 
 // Appends `value` as a JSON string (quotes included) exactly as
 // nlohmann::json's dump() writes it (no ASCII escaping: "\b \f \n \r \t",

@@ -232,29 +232,33 @@ TEST(JsonFastTest, ParseJsonInputKeepsItsAnswers) {
 TEST(JsonFastTest, ParseJsonInputKeepsOnlyWhatACommandReads) {
   JsonInput input;
   ASSERT_TRUE(ParseJsonInput(
-      R"({"command":"view","path":"/memories","x":[[[1]]],"y":{"a":{"b":2}},)"
-      R"("view_range":[1,[2,[3]],{"a":1},4],"n":null,"f":1.5,"t":true,"s":"é"})",
+      R"({"command":"vi\u0065w","path":[[[1]]],"file_text":{"a":{"b":2}},"x":[1],"y":"z",)"
+      R"("view_range":[1,[2,[3]],{"a":1},4],"old_str":null,"new_str":1.5,"insert_text":true})",
       &input));
-  EXPECT_EQ(input.doc["command"], "view");
-  EXPECT_EQ(input.doc["x"], json::array());
-  EXPECT_EQ(input.doc["y"], json::object());
-  // Three items say whether there were exactly two; nested ones are empty.
-  EXPECT_EQ(input.doc["view_range"], json::parse(R"([1,[],{}])"));
-  EXPECT_TRUE(input.doc["n"].is_null());
-  EXPECT_EQ(input.doc["f"], 1.5);
-  EXPECT_EQ(input.doc["t"], true);
-  EXPECT_EQ(input.doc["s"], "\u00e9");
+  EXPECT_EQ(input.doc, json::parse(R"({"command":"view","path":[],"file_text":{},)"
+                                   R"("view_range":[1,[],{}],"old_str":null,"new_str":1.5,)"
+                                   R"("insert_text":true})"));
   JsonInput range;
   ASSERT_TRUE(ParseJsonInput(R"({"view_range":[[0],-99999999999999999999],"view_range":[3,4]})",
                              &range));
   EXPECT_EQ(range.doc["view_range"], json::parse("[3,4]"));  // the last member counts
   JsonInput deep;
-  const std::string nested = "{\"command\":\"view\",\"x\":" + std::string(100000, '[') +
+  const std::string nested = "{\"command\":\"view\",\"path\":" + std::string(100000, '[') +
                              std::string(100000, ']') + "}";
   ASSERT_TRUE(ParseJsonInput(nested, &deep));
-  EXPECT_EQ(deep.doc, json::parse(R"({"command":"view","x":[]})"));
+  EXPECT_EQ(deep.doc, json::parse(R"({"command":"view","path":[]})"));
+  // The flat decoder drops unknown members too, and keeps wide integers.
+  JsonInput flat;
+  ASSERT_TRUE(ParseJsonInput(R"({"command":"insert","a":1,"b":"x","insert_line":7,"c":null})",
+                             &flat));
+  EXPECT_EQ(flat.doc, json::parse(R"({"command":"insert","insert_line":7})"));
+  JsonInput unknown;
+  ASSERT_TRUE(ParseJsonInput(R"({"x":99999999999999999999,"x2":[[1]],"path":"/memories"})",
+                             &unknown));
+  EXPECT_EQ(unknown.doc, json::parse(R"({"path":"/memories"})"));
+  EXPECT_TRUE(unknown.wide_integers.empty());
   JsonInput top;
-  ASSERT_TRUE(ParseJsonInput("[[1],{\"a\":2}]", &top));
+  ASSERT_TRUE(ParseJsonInput("[[1],{\"path\":2}]", &top));
   EXPECT_EQ(top.doc, json::array());  // not an object: Dispatch says so
   JsonInput scalar;
   ASSERT_TRUE(ParseJsonInput(" 7 ", &scalar));

@@ -21,7 +21,8 @@ bool IsIntegerLiteral(std::string_view s) {
 }
 
 // Builds what Dispatch reads of a command, and no more: the top-level
-// members, each array or object among them kept as an empty one of its kind,
+// members it knows (IsCommandMember), each array or object among them kept
+// as an empty one of its kind,
 // except `view_range`, whose first three items are kept (Dispatch asks
 // whether it holds exactly two integers), an array or object among them as
 // an empty one again. Whatever lies deeper is read and dropped, so a
@@ -46,7 +47,8 @@ class Builder {
   bool binary(json::binary_t& v) { return Put(json::binary(std::move(v))); }
   bool start_object(std::size_t) { return Open(json::object()); }
   bool key(json::string_t& k) {
-    if (InTopObject()) {
+    if (depth_ == 1) {
+      kept_ = IsCommandMember(k);
       key_ = std::move(k);
       out_->wide_integers.erase(key_);  // a repeated member: the last one counts
     }
@@ -62,8 +64,9 @@ class Builder {
  private:
   static constexpr std::size_t kRangeItemsKept = 3;
 
-  // Inside the top-level object, outside any member's value.
-  bool InTopObject() const { return depth_ == 1 && out_->doc.is_object(); }
+  // Inside the top-level object, outside any member's value, at a member
+  // Dispatch reads.
+  bool InTopObject() const { return depth_ == 1 && kept_ && out_->doc.is_object(); }
 
   bool Put(json value) {
     if (depth_ == 0) {
@@ -92,10 +95,21 @@ class Builder {
   JsonInput* out_;
   std::size_t depth_ = 0;  // arrays and objects open; 1 inside the top-level one
   std::string key_;        // the top-level member being read
+  bool kept_ = false;      // whether Dispatch reads that member
   json* range_ = nullptr;  // view_range's array while its items are read
 };
 
 }  // namespace
+
+bool IsCommandMember(std::string_view name) {
+  static constexpr std::string_view kMembers[] = {
+      "command",     "path",     "file_text", "old_str",  "new_str",
+      "insert_line", "insert_text", "view_range", "old_path", "new_path"};
+  for (std::string_view member : kMembers) {
+    if (name == member) return true;
+  }
+  return false;
+}
 
 bool ParseJsonInput(std::string_view text, JsonInput* out) {
   // JSON text never holds a raw NUL (strings escape it, whitespace excludes
@@ -106,7 +120,7 @@ bool ParseJsonInput(std::string_view text, JsonInput* out) {
     return false;
   }
   // Most commands are flat objects of strings and small integers.
-  if (TryParseFlatObject(text, &out->doc)) return true;
+  if (TryParseFlatObject(text, &out->doc, &IsCommandMember)) return true;
   Builder builder(out);
   const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
   if (!ok) out->doc = json(json::value_t::discarded);

@@ -20,6 +20,10 @@ struct JsonInput {
   std::map<std::string, std::string, std::less<>> wide_integers;
 };
 
+// Whether `name` is a member some command reads (command, path, file_text,
+// ...); ParseJsonInput drops the others as it decodes them.
+bool IsCommandMember(std::string_view name);
+
 // False if `text` is not one JSON value (trailing bytes, after a NUL too,
 // included).
 bool ParseJsonInput(std::string_view text, JsonInput* out);

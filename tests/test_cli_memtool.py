@@ -164,23 +164,28 @@ def test_help_exits_0(run_areev):
 
 # Issue: a command nested deeply in a member the memory tool never reads was
 # decoded into a whole document of 75 times its size (a 50 MB line took
-# 3.7 GB), enough to get an agent's process killed for want of memory.
-def test_a_deeply_nested_command_is_answered_within_a_small_multiple_of_its_size(areev_bin, db):
+# 3.7 GB), and one with millions of unknown members kept every one of them
+# (a 77 MB line over 1 GB), enough to get an agent's process killed for want
+# of memory.
+def test_a_huge_command_is_answered_within_a_small_multiple_of_its_size(areev_bin, db):
     if os.environ.get("AREEV_PRESET") == "asan":
         pytest.skip("ASan reserves more address space than the limit under test")
     n = 20_000_000
-    closed = '{"command":"view","path":"/memories","x":' + "[" * n + "]" * n + "}\n"
-    unclosed = '{"command":"view","path":"/memories","x":' + "[" * n + "\n"
+    head = '{"command":"view","path":"/memories",'
+    nested = head + '"x":' + "[" * n + "]" * n + "}\n"
+    unclosed = head + '"x":' + "[" * n + "\n"
+    wide = head + ",".join(f'"k{i}":1' for i in range(6_000_000)) + "}\n"
 
     def limit_memory():
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
 
-    proc = subprocess.run([areev_bin, "memtool", "--batch", "--db", db],
-                          input=(closed + unclosed).encode(), capture_output=True,
-                          preexec_fn=limit_memory, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert [json.loads(line) for line in proc.stdout.splitlines()] == [
-        {"content": "Here're the files and directories up to 2 levels deep in /memories, "
-                    "excluding hidden items and node_modules:\n4K\t/memories",
-         "is_error": False},
-        {"content": "Error: Input is not valid JSON", "is_error": True}]
+    listing = {"content": "Here're the files and directories up to 2 levels deep in /memories, "
+                          "excluding hidden items and node_modules:\n4K\t/memories",
+               "is_error": False}
+    for line, answer in ((nested, listing), (unclosed, {"content": "Error: Input is not valid JSON",
+                                                        "is_error": True}), (wide, listing)):
+        proc = subprocess.run([areev_bin, "memtool", "--batch", "--db", db],
+                              input=line.encode(), capture_output=True,
+                              preexec_fn=limit_memory, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert json.loads(proc.stdout) == answer, line[:80]
