@@ -130,15 +130,16 @@ int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 #endif
 }
 
-int RunUmountCmd(const std::string& mountpoint) {
+int RunUmountCmd(const std::string& mountpoint, bool abort) {
 #ifdef AREEV_HAVE_FUSE
   std::string error;
   std::string note;
-  const int code = fusefs::Unmount(mountpoint, &error, &note);
+  const int code = fusefs::Unmount(mountpoint, abort, &error, &note);
   if (code == 0 && !note.empty()) return Fail(0, "umount: " + note);
   return code == 0 ? code : Fail(code, "umount: " + error);
 #else
   (void)mountpoint;
+  (void)abort;
   return Fail(kExitFailed, "umount: this areev was built without FUSE support");
 #endif
 }
@@ -162,10 +163,17 @@ void AddMountCommands(CLI::App& app, const GlobalOptions& global,
       ->allow_extra_args(false);
   out->push_back({mount, [&global, m] { return RunMountCmd(global, *m); }});
 
-  auto mp = std::make_shared<std::string>();
+  struct UmountArgs {
+    std::string mountpoint;
+    bool abort = false;
+  };
+  auto u = std::make_shared<UmountArgs>();
   CLI::App* umount = app.add_subcommand("umount", "Unmount a mountpoint");
-  umount->add_option("mountpoint", *mp, "Mounted directory")->required();
-  out->push_back({umount, [mp] { return RunUmountCmd(*mp); }});
+  umount->add_option("mountpoint", u->mountpoint, "Mounted directory")->required();
+  umount->add_flag("--abort", u->abort,
+                   "Abort the mount's FUSE connection first (root): frees processes stuck on "
+                   "a daemon that cannot answer");
+  out->push_back({umount, [u] { return RunUmountCmd(u->mountpoint, u->abort); }});
 }
 
 }  // namespace cli

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "coherence.h"
+#include "connection_abort.h"
 #include "filesystem.h"
 #include "grainstore/store.h"
 #include "log.h"
@@ -371,7 +372,7 @@ int RunMount(const MountOptions& given) {
   return 0;  // unmounted, or stopped by SIGINT/SIGTERM/SIGHUP
 }
 
-int Unmount(const std::string& given, std::string* error, std::string* note) {
+int Unmount(const std::string& given, bool abort, std::string* error, std::string* note) {
   const std::string mountpoint = ResolveMountPath(given);  // fusermount3 follows no link
   const MountEntry mount = MountAt(mountpoint);
   if (mount.type.empty()) {
@@ -388,6 +389,24 @@ int Unmount(const std::string& given, std::string* error, std::string* note) {
     *error = fmt::format("cannot unmount {}: another user (uid {}) mounted it; only that user "
                          "or root may unmount it", given, *mount.owner);
     return 1;
+  }
+  if (abort) {
+    if (geteuid() != 0) {
+      *error = fmt::format("cannot abort the connection of {}: that needs root (it writes "
+                           "/sys/fs/fuse/connections/{}/abort)", given, ConnectionName(mount));
+      return 1;
+    }
+    std::string why;
+    if (!AbortConnection(mount, &why)) {
+      *error = fmt::format("cannot abort the connection of {}: {}", given, why);
+      return 1;
+    }
+    // A daemon that can run takes its mount down itself once its connection
+    // is gone.
+    for (int wait = 0; wait < 20 && !MountAt(mountpoint).type.empty(); ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (MountAt(mountpoint).type.empty()) return 0;
   }
   for (int attempt = 0; attempt < 10; ++attempt) {
     if (RunCommand({"fusermount3", "-u", "-q", mountpoint}) == 0) return 0;

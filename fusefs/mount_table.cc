@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace fusefs {
@@ -56,6 +58,27 @@ std::optional<uid_t> OwnerIn(std::string_view super_options) {
   return std::nullopt;
 }
 
+// The numbers of a "major:minor" field; {0, 0} if it is not one.
+std::pair<unsigned, unsigned> DeviceIn(std::string_view field) {
+  const std::size_t colon = field.find(':');
+  if (colon == std::string_view::npos) return {0, 0};
+  unsigned major = 0;
+  unsigned minor = 0;
+  const char* end = field.data() + field.size();
+  auto [p1, e1] = std::from_chars(field.data(), field.data() + colon, major);
+  auto [p2, e2] = std::from_chars(field.data() + colon + 1, end, minor);
+  if (e1 != std::errc() || e2 != std::errc() || p1 != field.data() + colon || p2 != end) {
+    return {0, 0};
+  }
+  return {major, minor};
+}
+
+// This process's mount table, "" if it cannot be read.
+std::string ReadMountInfo() {
+  std::ifstream in("/proc/self/mountinfo");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 }  // namespace
 
 MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint) {
@@ -73,6 +96,7 @@ MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint) {
       if (fields[i] == "-") {
         entry = MountEntry{std::string(fields[i + 1]), std::nullopt};  // later lines are on top
         if (i + 3 < fields.size()) entry.owner = OwnerIn(fields[i + 3]);
+        std::tie(entry.major, entry.minor) = DeviceIn(fields[2]);
         break;
       }
     }
@@ -93,6 +117,10 @@ std::string ResolveMountPath(const std::string& path) {
     const fs::path parent = fs::weakly_canonical(absolute.parent_path(), ec);
     if (!ec) absolute = parent / absolute.filename();
   }
+  // A name the mount table lists is taken as it is, never looked at: a
+  // stat of a mountpoint goes to its file system, and would wait as long as
+  // a daemon that cannot answer (stopped, say) does.
+  if (!MountIn(ReadMountInfo(), absolute.string()).type.empty()) return absolute.string();
   // A last name that is a symlink: the mount is on the directory it names.
   if (fs::is_symlink(fs::symlink_status(absolute, ec))) {
     const fs::path target = fs::canonical(absolute, ec);
@@ -102,9 +130,8 @@ std::string ResolveMountPath(const std::string& path) {
 }
 
 MountEntry MountAt(const std::string& path) {
-  std::ifstream in("/proc/self/mountinfo");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return MountIn(text, ResolveMountPath(path));
+  const std::string resolved = ResolveMountPath(path);
+  return MountIn(ReadMountInfo(), resolved);
 }
 
 }  // namespace fusefs

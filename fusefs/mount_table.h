@@ -18,6 +18,10 @@ struct MountEntry {
   // A FUSE mount's owner (its user_id= option): fusermount3 lets only that
   // user, or root, unmount it.
   std::optional<uid_t> owner;
+  // The mount's device ("major:minor" in mountinfo). A FUSE mount's minor
+  // number names its connection in /sys/fs/fuse/connections.
+  unsigned major = 0;
+  unsigned minor = 0;
 };
 
 // The topmost mount on `mountpoint` (an absolute, normalised path) in
@@ -25,8 +29,9 @@ struct MountEntry {
 MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint);
 
 // `path` as the mount table names a mount on it: absolute, normalised, with
-// symlinks resolved (a dead FUSE mount, which cannot be stat'ed, keeps the
-// name it is reached by).
+// symlinks resolved. A last name the mount table lists is never stat'ed (a
+// dead FUSE mount cannot be; a stopped daemon's would wait), and keeps the
+// name it is reached by.
 std::string ResolveMountPath(const std::string& path);
 
 // MountIn for this process's mount table and ResolveMountPath(path).

@@ -27,6 +27,19 @@ TEST(MountTableTest, NothingMountedIsEmpty) {
   EXPECT_EQ(MountIn("garbage line\n", "/").type, "");
 }
 
+TEST(MountTableTest, AMountNamesItsDevice) {
+  const MountEntry areev = MountIn(kTable, "/tmp/with space");
+  EXPECT_EQ(areev.major, 0u);
+  EXPECT_EQ(areev.minor, 37u);  // its connection: /sys/fs/fuse/connections/37
+  const MountEntry root = MountIn(kTable, "/");
+  EXPECT_EQ(root.major, 254u);
+  EXPECT_EQ(root.minor, 1u);
+  const MountEntry top = MountIn(kTable, "/tmp/mnt");  // the tmpfs over the areev mount
+  EXPECT_EQ(top.minor, 36u);
+  EXPECT_EQ(MountIn("60 22 0:x / /m rw - fuse.areev areev rw\n", "/m").minor, 0u);
+  EXPECT_EQ(MountIn("60 22 7 / /m rw - fuse.areev areev rw\n", "/m").minor, 0u);
+}
+
 TEST(MountTableTest, AFuseMountNamesItsOwner) {
   constexpr char kOwners[] =
       "50 22 0:40 / /m/a rw - fuse.areev areev rw,user_id=1000,group_id=1000,default_permissions\n"

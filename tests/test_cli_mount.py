@@ -111,6 +111,47 @@ def test_umount_of_a_busy_mount_detaches_it_and_says_so(areev_bin, run_areev, db
     assert run_areev("cat", "/memories/open.md", "--db", db).stdout == "first\nsecond\n"
 
 
+def test_umount_abort_frees_a_process_stuck_on_a_stopped_daemon(areev_bin, run_areev, db,
+                                                               tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    proc = subprocess.Popen([areev_bin, "mount", str(mnt), "--db", db, "-f"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reader = None
+    try:
+        wait_mounted(str(mnt), proc)
+        (mnt / "saved.md").write_text("saved\n")
+        # A file the mount has not looked up: reading it must ask the daemon.
+        made = json.dumps({"command": "create", "path": "/memories/later.md", "file_text": "x"})
+        assert run_areev("memtool", made, "--db", db).returncode == 0
+        os.kill(proc.pid, signal.SIGSTOP)
+        reader = subprocess.Popen(["cat", str(mnt / "later.md")], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        assert reader.poll() is None  # waiting for a daemon that cannot answer
+        r = run_areev("umount", "--abort", str(mnt), timeout=30)
+        assert (r.returncode, r.stderr) == (0, ""), r.stderr
+        _, err = reader.communicate(timeout=10)
+        assert reader.returncode == 1
+        assert err == f"cat: {mnt}/later.md: Software caused connection abort\n"
+        assert not os.path.ismount(str(mnt))
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)
+        if reader is not None and reader.poll() is None:
+            reader.kill()
+        force_unmount(str(mnt))
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            pytest.fail("the daemon did not exit once its connection was aborted")
+    assert run_areev("cat", "/memories/saved.md", "--db", db).stdout == "saved\n"
+    refused = run_areev("umount", "--abort", str(mnt))
+    assert (refused.returncode, refused.stderr) == (1, f"areev: umount: {mnt} is not mounted\n")
+
+
 def test_mount_daemonized_with_relative_paths(areev_bin, tmp_path):
     # The daemon moves to "/" after forking: a relative --db and mountpoint
     # must still name the files in the directory the command ran in.

@@ -31,7 +31,11 @@ int RunMount(const MountOptions& options);
 // Returns 0 on success, else 1 with the reason in `error` (nothing is
 // mounted there, not a FUSE mount, or it stays busy). After a lazy unmount
 // `note` says so: the daemon serves open files until the last one closes.
-int Unmount(const std::string& mountpoint, std::string* error, std::string* note);
+// With `abort` (root only), the mount's FUSE connection is aborted first:
+// requests waiting for the daemon fail at once, which frees processes stuck
+// on a daemon that cannot answer; writes still in the kernel's cache that
+// the daemon was not sent are lost.
+int Unmount(const std::string& mountpoint, bool abort, std::string* error, std::string* note);
 
 }  // namespace fusefs
 
