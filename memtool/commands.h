@@ -40,6 +40,10 @@ struct InsertLine {
   std::string text;
 };
 
+// How many match lines str_replace's ambiguity message lists; the rest are
+// counted (", and N more").
+inline constexpr std::size_t kMaxListedMatches = 100000;
+
 ToolResult Success(std::string content);
 ToolResult Failure(std::string message);
 

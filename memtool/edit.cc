@@ -41,13 +41,21 @@ std::size_t Find(std::string_view hay, std::string_view needle, std::size_t from
 }
 
 // Appends the 1-based line of every position in `starts` order; `next` yields
-// ascending byte offsets and npos at the end.
+// ascending byte offsets and npos at the end. Past kMaxListedMatches lines
+// the rest are counted, not listed (", and N more"): a file of a million
+// newlines searched for "" or "\n" would otherwise answer with a gigabyte of
+// line numbers. The contract lets a backend cap the list.
 template <typename NextFn>
 void AppendMatchLines(std::string* out, std::string_view hay, std::size_t first, NextFn next) {
   std::size_t line = 1;
   std::size_t counted_to = 0;
-  bool any = false;
+  std::size_t listed = 0;
+  std::size_t unlisted = 0;
   for (std::size_t pos = first; pos != std::string_view::npos; pos = next(pos)) {
+    if (listed == kMaxListedMatches) {
+      ++unlisted;
+      continue;
+    }
     for (const char* p = hay.data() + counted_to;;) {
       const void* hit = std::memchr(p, '\n', hay.data() + pos - p);
       if (!hit) break;
@@ -55,10 +63,11 @@ void AppendMatchLines(std::string* out, std::string_view hay, std::size_t first,
       p = static_cast<const char*>(hit) + 1;
     }
     counted_to = pos;
-    if (any) out->append(", ");
+    if (listed != 0) out->append(", ");
     out->append(std::to_string(line));
-    any = true;
+    ++listed;
   }
+  if (unlisted != 0) out->append(", and " + std::to_string(unlisted) + " more");
 }
 
 // Builds the ambiguity message for `old_str` occurring more than once.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.h"
 #include "grainstore/path.h"
 #include "test_store.h"
 
@@ -248,6 +249,40 @@ TEST_F(MemoryToolTest, InputAboveLimitIsRejectedUnparsed) {
   const ToolResult result = tool_.Execute(huge);
   EXPECT_TRUE(result.is_error);
   EXPECT_EQ(result.message, "Input is too large (limit 268435456 bytes)");
+}
+
+// Issue: a file of newlines searched for "" or "\n" answered with one line
+// number per byte, a 1 GB message for a 100 MiB file.
+TEST_F(MemoryToolTest, AnAmbiguityMessageListsAtMostItsCapAndCountsTheRest) {
+  const std::size_t extra = 7;
+  const json create = {{"command", "create"},
+                       {"path", "/memories/n.txt"},
+                       {"file_text", std::string(internal::kMaxListedMatches + extra - 1, '\n')}};
+  ASSERT_FALSE(tool_.Execute(create.dump()).is_error);
+  std::string lines;
+  for (std::size_t i = 1; i <= internal::kMaxListedMatches; ++i) {
+    lines += (i == 1 ? "" : ", ") + std::to_string(i);
+  }
+  // "" matches at every one of the size + 1 positions.
+  const ToolResult empty = tool_.Execute(
+      R"({"command":"str_replace","path":"/memories/n.txt","old_str":"","new_str":"x"})");
+  EXPECT_EQ(empty.message, "No replacement was performed. Multiple occurrences of old_str `` in "
+                           "lines: " + lines + ", and " + std::to_string(extra) +
+                           " more. Please ensure it is unique");
+  const ToolResult newline = tool_.Execute(
+      R"({"command":"str_replace","path":"/memories/n.txt","old_str":"\n","new_str":"x"})");
+  EXPECT_EQ(newline.message, "No replacement was performed. Multiple occurrences of old_str `\n` "
+                             "in lines: " + lines + ", and " + std::to_string(extra - 1) +
+                             " more. Please ensure it is unique");
+  // At the cap, nothing is left out.
+  const json exact = {{"command", "create"},
+                      {"path", "/memories/e.txt"},
+                      {"file_text", std::string(internal::kMaxListedMatches, '\n')}};
+  ASSERT_FALSE(tool_.Execute(exact.dump()).is_error);
+  const ToolResult all = tool_.Execute(
+      R"({"command":"str_replace","path":"/memories/e.txt","old_str":"\n","new_str":"x"})");
+  EXPECT_EQ(all.message, "No replacement was performed. Multiple occurrences of old_str `\n` "
+                         "in lines: " + lines + ". Please ensure it is unique");
 }
 
 TEST(ToJsonLineTest, Format) {
