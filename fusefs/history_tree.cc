@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "errno_map.h"
@@ -41,11 +42,15 @@ std::string HistoryTree::IdOf(const Node& node) {
   return (node.kind == Kind::kDir ? "d:" : "v:") + node.key + '\0' + node.version.grain_id;
 }
 
-fuse_ino_t HistoryTree::Intern(const Node& node) {
+fuse_ino_t HistoryTree::Intern(const Node& node, bool looked_up) {
   std::string id = IdOf(node);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(id);
-  if (it != index_.end()) return it->second;
+  if (it != index_.end()) {
+    if (looked_up) ++nodes_.at(it->second).lookups;
+    return it->second;
+  }
+  if (nodes_.size() >= drop_at_) DropUnheldLocked();
   // The same number at every mount: bit 63 and a hash of what the entry
   // names (64-bit FNV-1a); a collision, which takes the next free number,
   // is the only way two mounts can number an entry differently.
@@ -53,9 +58,40 @@ fuse_ino_t HistoryTree::Intern(const Node& node) {
   for (unsigned char c : id) hash = (hash ^ c) * 0x100000001b3u;
   fuse_ino_t ino = kVirtualBit | hash;
   while (ino == (kVirtualBit | 0) || nodes_.contains(ino)) ino = kVirtualBit | (ino + 1);
-  nodes_.emplace(ino, node);
+  auto [added, inserted] = nodes_.emplace(ino, node);
+  added->second.lookups = looked_up ? 1 : 0;
   index_.emplace(std::move(id), ino);
   return ino;
+}
+
+void HistoryTree::DropUnheldLocked() {
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    if (it->second.lookups != 0 || it->first == kRootIno) {
+      ++it;
+      continue;
+    }
+    index_.erase(IdOf(it->second));
+    it = nodes_.erase(it);
+  }
+  drop_at_ = std::max(kMinDropAt, 2 * nodes_.size());
+}
+
+bool HistoryTree::CountLookup(fuse_ino_t ino) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = nodes_.find(ino);
+  if (it == nodes_.end()) return false;
+  ++it->second.lookups;
+  return true;
+}
+
+void HistoryTree::Forget(fuse_ino_t ino, std::uint64_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = nodes_.find(ino);
+  if (it == nodes_.end() || ino == kRootIno) return;
+  it->second.lookups -= std::min(n, it->second.lookups);
+  if (it->second.lookups != 0) return;
+  index_.erase(IdOf(it->second));
+  nodes_.erase(it);
 }
 
 bool HistoryTree::Find(fuse_ino_t ino, Node* node) {
@@ -112,7 +148,7 @@ bool HistoryTree::WasDirectory(const std::string& key) {
 void HistoryTree::AppendEntry(std::string name, const Node& node, std::vector<DirEntry>* out) {
   DirEntry entry;
   entry.name = std::move(name);
-  entry.ino = Intern(node);
+  entry.ino = Intern(node, false);
   FillAttr(entry.ino, node, &entry.st);
   out->push_back(std::move(entry));
 }
@@ -148,7 +184,7 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
       auto v = store_->FindVersion(ns_, dir.key, std::to_string(*seq));
       if (v && !v->purged && VersionFileName(*v, grainstore::BaseName(dir.key)) == name) {
         Node node{Kind::kVersion, dir.key, std::move(*v)};
-        fuse_ino_t ino = Intern(node);
+        fuse_ino_t ino = Intern(node, true);
         FillEntry(ino, node, entry);
         return 0;
       }
@@ -161,15 +197,18 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
   if (stat && stat->kind == NodeKind::kDirectory) {
     ok = true;
   } else {  // nothing, a file, or a symlink made where a file was deleted
-    auto versions = store_->History(ns_, child);
-    ok = versions && !versions->empty();
+    // The chain History would list, not its versions: one probe however
+    // long the history (a listing of 100,000 versions took 0.1 s and held
+    // the store meanwhile).
+    auto chain = store_->FindChain(ns_, child);
+    ok = chain && chain->head_seq != 0;
   }
   // A directory that is gone (deleted, or renamed away) while files that
   // lay in it keep their history there; a symlink may lie there now (stow).
   if (!ok && (!stat || stat->kind != NodeKind::kDirectory)) ok = WasDirectory(child);
   if (!ok) return ENOENT;
   Node node{Kind::kDir, child, {}};
-  fuse_ino_t ino = Intern(node);
+  fuse_ino_t ino = Intern(node, true);
   FillEntry(ino, node, entry);
   return 0;
 }

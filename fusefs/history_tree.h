@@ -25,8 +25,11 @@
 namespace fusefs {
 
 // Thread-safe. Virtual inode numbers (kVirtualBit set) are derived from what
-// an entry names, so they are the same at every mount, and kept for the life
-// of the mount, so forget needs no bookkeeping.
+// an entry names, so they are the same at every mount, and an entry dropped
+// comes back under its number when it is looked up again. An entry is kept
+// while the kernel holds lookups of it (Lookup, CountLookup, Forget); those
+// only listed are dropped once they are many, so a mount that lists a
+// history of a million versions does not keep a million entries.
 class HistoryTree {
  public:
   static constexpr fuse_ino_t kRootIno = kVirtualBit | 1;
@@ -46,6 +49,13 @@ class HistoryTree {
   // Snapshot of a virtual directory. 0, ENOENT, ENOTDIR.
   int List(fuse_ino_t dir, std::vector<DirEntry>* out);
   bool IsDirectory(fuse_ino_t ino);
+  // Counts one lookup of `ino`, sent to the kernel in a READDIRPLUS reply.
+  // False when the entry was dropped since it was listed: send it without a
+  // number then (the kernel looks the name up when it needs it).
+  bool CountLookup(fuse_ino_t ino);
+  // The kernel forgets `n` lookups of `ino`; an entry it holds no more is
+  // dropped (.history itself never is).
+  void Forget(fuse_ino_t ino, std::uint64_t n);
   // The body of a version file: 0 or an errno (EISDIR, ENOENT, EIO...).
   int ReadBody(fuse_ino_t ino, std::string* body);
 
@@ -55,11 +65,19 @@ class HistoryTree {
     Kind kind = Kind::kDir;
     std::string key;  // the store key this directory or version belongs to
     grainstore::VersionInfo version;  // kVersion only
+    std::uint64_t lookups = 0;        // held by the kernel
   };
+  // Entries only listed are dropped when there are this many entries, or
+  // twice as many as after the last drop.
+  static constexpr std::size_t kMinDropAt = 65536;
 
   // What an entry names: its kind, key and (versions) grain id.
   static std::string IdOf(const Node& node);
-  fuse_ino_t Intern(const Node& node);
+  // The number of `node`'s entry, made if needed; with `looked_up`, one
+  // more lookup of it is counted.
+  fuse_ino_t Intern(const Node& node, bool looked_up);
+  // Drops every entry the kernel holds no lookup of. With mu_ held.
+  void DropUnheldLocked();
   bool Find(fuse_ino_t ino, Node* node);
   void FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) const;
   void FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const;
@@ -80,6 +98,7 @@ class HistoryTree {
   std::mutex mu_;  // guards nodes_ and index_
   std::unordered_map<fuse_ino_t, Node> nodes_;
   std::unordered_map<std::string, fuse_ino_t> index_;  // IdOf(node) -> ino
+  std::size_t drop_at_ = kMinDropAt;
 };
 
 }  // namespace fusefs

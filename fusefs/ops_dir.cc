@@ -105,9 +105,15 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
         if (entry.node) {
           fs.MakeEntry(*entry.node, &e);  // counts a lookup: only once it fits
         } else if (i >= 2) {
-          e.ino = entry.ino;  // a .history entry (no lookup accounting)
+          // A .history entry: counted once it fits. One dropped since the
+          // listing was made goes without a node (e.ino 0: the kernel looks
+          // it up when it needs it), but keeps its dirent's number, st_ino
+          // (readdir(3) skips a dirent numbered 0).
           e.attr = entry.st;
-          e.attr_timeout = e.entry_timeout = 1.0;
+          if (fs.history().CountLookup(entry.ino)) {
+            e.ino = entry.ino;
+            e.attr_timeout = e.entry_timeout = 1.0;
+          }
         } else {
           e.attr = entry.st;  // "." and "..": no dentry, no lookup count
         }
@@ -177,7 +183,11 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
 
 void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
   try {
-    if (!Filesystem::IsVirtual(ino)) Fs(req).inodes().Forget(Fs(req).FromFuse(ino), nlookup);
+    if (!Filesystem::IsVirtual(ino)) {
+      Fs(req).inodes().Forget(Fs(req).FromFuse(ino), nlookup);
+    } else {
+      Fs(req).history().Forget(ino, nlookup);
+    }
   } catch (...) {
     Log(LogLevel::kError, "forget: unexpected exception");
   }
@@ -190,6 +200,8 @@ void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
     for (size_t i = 0; i < count; ++i) {
       if (!Filesystem::IsVirtual(forgets[i].ino)) {
         fs.inodes().Forget(fs.FromFuse(forgets[i].ino), forgets[i].nlookup);
+      } else {
+        fs.history().Forget(forgets[i].ino, forgets[i].nlookup);
       }
     }
   } catch (...) {
