@@ -220,11 +220,13 @@ test('a typed version number names a number, never a grain-id prefix of digits',
 
 test('an error message over 1 MiB is cut and says how long it was', async () => {
   const m = new Areev(tmpDb());
-  await m.memoryTool(J({ command: 'create', path: '/memories/nl.md', file_text: '\n'.repeat(300000) }));
+  // The message quotes old_str: one of 1.2 MB found twice.
+  const twice = 'y'.repeat(1200000);
+  await m.memoryTool(J({ command: 'create', path: '/memories/nl.md', file_text: `${twice}\n${twice}` }));
   const err = await m.memoryTool(J({ command: 'str_replace', path: '/memories/nl.md',
-    old_str: '\n', new_str: 'x' })).then(() => null, (e) => e);
+    old_str: twice, new_str: 'x' })).then(() => null, (e) => e);
   assert.equal(err.code, codes.TOOL);
-  const m2 = /^No replacement was performed\. Multiple occurrences of old_str `\n` in lines: 1, 2, 3, .*\.\.\. \((\d+) bytes in all\)$/s.exec(err.message);
+  const m2 = /^No replacement was performed\. Multiple occurrences of old_str `y+\.\.\. \((\d+) bytes in all\)$/s.exec(err.message);
   assert.ok(m2, err.message.slice(0, 200));
   assert.ok(Number(m2[1]) > 1 << 20 && err.message.length < (1 << 20) + 100);
   m.close();
