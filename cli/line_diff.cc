@@ -1,6 +1,7 @@
 // Myers line diff in linear space and unified-format output.
 #include "line_diff.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -249,12 +250,101 @@ void AppendLine(std::string* out, char tag, std::string_view line) {
 
 }  // namespace
 
+namespace {
+
+// The lines both texts begin with and end with, as byte offsets: the
+// middle, a[begin, a_end) against b[begin, b_end), starts and ends at line
+// starts, and is all that needs diffing (GNU diff's find_identical_ends).
+struct Middle {
+  std::size_t begin = 0;  // in both texts
+  std::size_t a_end = 0;
+  std::size_t b_end = 0;
+};
+
+Middle FindMiddle(std::string_view a, std::string_view b) {
+  Middle m;
+  const std::size_t shorter = std::min(a.size(), b.size());
+  std::size_t same = 0;
+  while (same < shorter && a[same] == b[same]) ++same;
+  // Back to the start of the line the texts part in.
+  const std::size_t nl = a.substr(0, same).rfind('\n');
+  m.begin = nl == std::string_view::npos ? 0 : nl + 1;
+  // The same from the end, within what follows that line start on both
+  // sides (never lines the prefix took: "x\nx\n" against "x\n").
+  std::size_t tail = 0;
+  while (tail < a.size() - m.begin && tail < b.size() - m.begin &&
+         a[a.size() - 1 - tail] == b[b.size() - 1 - tail]) {
+    ++tail;
+  }
+  // Forward to a line start in both: the bytes before a shorter tail are
+  // the tail's own, the same on both sides.
+  auto line_start = [&m](std::string_view t, std::size_t at) {
+    return at == m.begin || t[at - 1] == '\n';
+  };
+  if (tail > 0 && !(line_start(a, a.size() - tail) && line_start(b, b.size() - tail))) {
+    const std::size_t first_nl = a.find('\n', a.size() - tail);
+    tail = first_nl == std::string_view::npos ? 0 : a.size() - first_nl - 1;
+  }
+  m.a_end = a.size() - tail;
+  m.b_end = b.size() - tail;
+  return m;
+}
+
+// The start of the line `lines` lines before the one starting at `at`
+// (stopping at the text's start); `*moved` counts the lines passed.
+std::size_t LinesBack(std::string_view t, std::size_t at, std::size_t lines, std::size_t* moved) {
+  *moved = 0;
+  while (*moved < lines && at > 0) {
+    const std::size_t nl = t.substr(0, at - 1).rfind('\n');
+    at = nl == std::string_view::npos ? 0 : nl + 1;
+    ++*moved;
+  }
+  return at;
+}
+
+// The end of the `lines` lines starting at `at` (stopping at the text's
+// end); `*moved` counts them.
+std::size_t LinesOn(std::string_view t, std::size_t at, std::size_t lines, std::size_t* moved) {
+  *moved = 0;
+  while (*moved < lines && at < t.size()) {
+    const std::size_t nl = t.find('\n', at);
+    at = nl == std::string_view::npos ? t.size() : nl + 1;
+    ++*moved;
+  }
+  return at;
+}
+
+}  // namespace
+
 std::string UnifiedDiff(std::string_view a, std::string_view b,
                         std::string_view a_label, std::string_view b_label,
                         std::size_t context) {
-  const auto al = SplitLines(a);
-  const auto bl = SplitLines(b);
-  const auto ops = DiffLines(al, bl);
+  if (a == b) return "";
+  // Only the middle is split and diffed, with `context` of the equal lines
+  // around it for the hunks: a one-line change in a file of millions of lines
+  // costs what its context does (it took 50 times the two texts in memory,
+  // and more than linear time, before).
+  const Middle m = FindMiddle(a, b);
+  std::size_t before = 0;
+  std::size_t after = 0;
+  const std::size_t from = LinesBack(a, m.begin, context, &before);
+  const std::size_t a_to = LinesOn(a, m.a_end, context, &after);
+  const std::size_t b_to = b.size() - (a.size() - a_to);  // the same lines in b
+  const auto al = SplitLines(a.substr(from, a_to - from));
+  const auto bl = SplitLines(b.substr(from, b_to - from));
+  const std::size_t offset = static_cast<std::size_t>(std::count(a.begin(), a.begin() + from, '\n'));
+  const std::vector<std::string_view> am(al.begin() + before, al.end() - after);
+  const std::vector<std::string_view> bm(bl.begin() + before, bl.end() - after);
+  std::vector<DiffOp> ops;
+  for (std::size_t i = 0; i < before; ++i) ops.push_back({DiffOp::kEqual, i, i});
+  for (DiffOp op : DiffLines(am, bm)) {
+    op.a_index += before;
+    op.b_index += before;
+    ops.push_back(op);
+  }
+  for (std::size_t k = 0; k < after; ++k) {
+    ops.push_back({DiffOp::kEqual, al.size() - after + k, bl.size() - after + k});
+  }
   // More context than there are lines shows them all; the cap also keeps
   // 2 * context and end + context from overflowing (-U 18446744073709551615).
   context = std::min(context, ops.size());
@@ -283,8 +373,8 @@ std::string UnifiedDiff(std::string_view a, std::string_view b,
       if (ops[i].kind != DiffOp::kInsert) ++a_count;
       if (ops[i].kind != DiffOp::kDelete) ++b_count;
     }
-    out += fmt::format("@@ -{} +{} @@\n", Range(ops[begin].a_index, a_count),
-                       Range(ops[begin].b_index, b_count));
+    out += fmt::format("@@ -{} +{} @@\n", Range(offset + ops[begin].a_index, a_count),
+                       Range(offset + ops[begin].b_index, b_count));
     for (std::size_t i = begin; i < end; ++i) {
       const DiffOp& op = ops[i];
       if (op.kind == DiffOp::kEqual) AppendLine(&out, ' ', al[op.a_index]);

@@ -154,6 +154,83 @@ TEST(UnifiedDiffTest, AppliesWithPatch) {
   }
 }
 
+// Issue: a one-line change in a file of millions of lines split and interned
+// both whole texts (50 times their size in memory). Only what lies between
+// the lines both begin and end with is diffed now; the hunks must not change.
+TEST(UnifiedDiffTest, SmallEditsOfLongTextsApplyAndStayMinimal) {
+  if (std::system("command -v patch >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no patch(1)";
+  std::mt19937 rng(2026);
+  std::string dir = ::testing::TempDir() + "areev_patch_XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  struct RemoveAtEnd {
+    std::string path;
+    ~RemoveAtEnd() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_at_end{dir};
+  auto write = [](const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::string> lines;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) lines.push_back("l" + std::to_string(rng() % 6) + "\n");
+    std::vector<std::string> edited = lines;
+    for (int e = 1 + static_cast<int>(rng() % 3); e > 0; --e) {
+      const std::size_t at = rng() % (edited.size() + 1);
+      switch (rng() % 3) {
+        case 0: edited.insert(edited.begin() + at, "new" + std::to_string(rng() % 3) + "\n"); break;
+        case 1: if (at < edited.size()) edited.erase(edited.begin() + at); break;
+        default: if (at < edited.size()) edited[at] = "l" + std::to_string(rng() % 6) + "\n";
+      }
+    }
+    std::string a, b;
+    for (const auto& l : lines) a += l;
+    for (const auto& l : edited) b += l;
+    if (round % 5 == 1 && !a.empty()) a.pop_back();
+    if (round % 7 == 2 && !b.empty()) b.pop_back();
+    const std::size_t context = rng() % 5;
+    const std::string diff = UnifiedDiff(a, b, "f", "f", context);
+    if (a == b) {
+      EXPECT_EQ(diff, "");
+      continue;
+    }
+    // As many lines changed as a script of the whole texts changes.
+    std::size_t changed = 0;
+    for (const DiffOp& op : DiffLines(SplitLines(a), SplitLines(b)))
+      changed += op.kind != DiffOp::kEqual;
+    std::size_t shown = 0;
+    for (std::string_view line : SplitLines(diff)) {
+      shown += (line.starts_with("+") && !line.starts_with("+++ ")) ||
+               (line.starts_with("-") && !line.starts_with("--- "));
+    }
+    EXPECT_EQ(shown, changed) << diff;
+    const std::string f = dir + "/patch_target", p = dir + "/patch.diff";
+    write(f, a);
+    write(p, diff);
+    // No fuzz, and every hunk where its header says (patch reports an offset).
+    const std::string log = dir + "/patch.log";
+    ASSERT_EQ(std::system(("patch -F0 " + f + " < " + p + " > " + log + " 2>&1").c_str()), 0)
+        << a << "\n--\n" << diff;
+    FILE* fl = std::fopen(log.c_str(), "rb");
+    std::string said;
+    char buf[4096];
+    std::size_t got_n;
+    while ((got_n = std::fread(buf, 1, sizeof(buf), fl)) > 0) said.append(buf, got_n);
+    std::fclose(fl);
+    EXPECT_EQ(said.find("offset"), std::string::npos) << said << diff;
+    FILE* fr = std::fopen(f.c_str(), "rb");
+    std::string got;
+    while ((got_n = std::fread(buf, 1, sizeof(buf), fr)) > 0) got.append(buf, got_n);
+    std::fclose(fr);
+    ASSERT_EQ(got, b) << diff;
+  }
+}
+
 TEST(DiffLinesTest, LargeInputsStayFast) {
   // 40k lines each from 3000 distinct ones (a very different, shuffled pair):
   // the cost cap must keep this to about a second and the script valid.
