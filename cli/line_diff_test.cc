@@ -15,6 +15,41 @@
 namespace cli {
 namespace {
 
+// A directory of its own for patch(1)'s files, removed at the end: runs side
+// by side never share the files, and none are left behind.
+class ScratchDir {
+ public:
+  ScratchDir() : path_(::testing::TempDir() + "areev_patch_XXXXXX") {
+    made_ = mkdtemp(path_.data()) != nullptr;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (made_) std::filesystem::remove_all(path_, ec);
+  }
+  bool made() const { return made_; }
+  std::string File(const char* name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+  bool made_ = false;
+};
+
+void WriteFile(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+}
+
+std::string ReadFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  std::string text;
+  char buf[4096];
+  std::size_t n;
+  while (f != nullptr && (n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+  if (f != nullptr) std::fclose(f);
+  return text;
+}
+
 // Length of the longest common subsequence, by dynamic programming.
 std::size_t LcsLength(const std::vector<std::string_view>& a,
                       const std::vector<std::string_view>& b) {
@@ -117,17 +152,8 @@ TEST(UnifiedDiffTest, AppliesWithPatch) {
   if (std::system("command -v patch >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "no patch(1)";
   std::mt19937 rng(99);
-  // A directory of its own, removed at the end: runs side by side never
-  // share the files, and none are left behind.
-  std::string dir = ::testing::TempDir() + "areev_patch_XXXXXX";
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  struct RemoveAtEnd {
-    std::string path;
-    ~RemoveAtEnd() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } remove_at_end{dir};
+  ScratchDir dir;
+  ASSERT_TRUE(dir.made());
   for (int round = 0; round < 40; ++round) {
     std::string a, b;
     for (int i = 0; i < 60; ++i) {
@@ -136,20 +162,11 @@ TEST(UnifiedDiffTest, AppliesWithPatch) {
     }
     if (round % 3 == 0) b.pop_back();
     const std::string diff = UnifiedDiff(a, b, "f", "f");
-    const std::string f = dir + "/patch_target", p = dir + "/patch.diff";
-    FILE* fa = std::fopen(f.c_str(), "wb");
-    std::fwrite(a.data(), 1, a.size(), fa);
-    std::fclose(fa);
-    FILE* fp = std::fopen(p.c_str(), "wb");
-    std::fwrite(diff.data(), 1, diff.size(), fp);
-    std::fclose(fp);
+    const std::string f = dir.File("patch_target"), p = dir.File("patch.diff");
+    WriteFile(f, a);
+    WriteFile(p, diff);
     ASSERT_EQ(std::system(("patch -s " + f + " < " + p).c_str()), 0) << diff;
-    FILE* fr = std::fopen(f.c_str(), "rb");
-    std::string got;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), fr)) > 0) got.append(buf, n);
-    std::fclose(fr);
+    const std::string got = ReadFile(f);
     ASSERT_EQ(got, b) << diff;
   }
 }
@@ -161,20 +178,8 @@ TEST(UnifiedDiffTest, SmallEditsOfLongTextsApplyAndStayMinimal) {
   if (std::system("command -v patch >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "no patch(1)";
   std::mt19937 rng(2026);
-  std::string dir = ::testing::TempDir() + "areev_patch_XXXXXX";
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  struct RemoveAtEnd {
-    std::string path;
-    ~RemoveAtEnd() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } remove_at_end{dir};
-  auto write = [](const std::string& path, const std::string& text) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  };
+  ScratchDir dir;
+  ASSERT_TRUE(dir.made());
   for (int round = 0; round < 200; ++round) {
     std::vector<std::string> lines;
     const int n = 1 + static_cast<int>(rng() % 40);
@@ -209,24 +214,16 @@ TEST(UnifiedDiffTest, SmallEditsOfLongTextsApplyAndStayMinimal) {
                (line.starts_with("-") && !line.starts_with("--- "));
     }
     EXPECT_EQ(shown, changed) << diff;
-    const std::string f = dir + "/patch_target", p = dir + "/patch.diff";
-    write(f, a);
-    write(p, diff);
+    const std::string f = dir.File("patch_target"), p = dir.File("patch.diff");
+    WriteFile(f, a);
+    WriteFile(p, diff);
     // No fuzz, and every hunk where its header says (patch reports an offset).
-    const std::string log = dir + "/patch.log";
+    const std::string log = dir.File("patch.log");
     ASSERT_EQ(std::system(("patch -F0 " + f + " < " + p + " > " + log + " 2>&1").c_str()), 0)
         << a << "\n--\n" << diff;
-    FILE* fl = std::fopen(log.c_str(), "rb");
-    std::string said;
-    char buf[4096];
-    std::size_t got_n;
-    while ((got_n = std::fread(buf, 1, sizeof(buf), fl)) > 0) said.append(buf, got_n);
-    std::fclose(fl);
+    const std::string said = ReadFile(log);
     EXPECT_EQ(said.find("offset"), std::string::npos) << said << diff;
-    FILE* fr = std::fopen(f.c_str(), "rb");
-    std::string got;
-    while ((got_n = std::fread(buf, 1, sizeof(buf), fr)) > 0) got.append(buf, got_n);
-    std::fclose(fr);
+    const std::string got = ReadFile(f);
     ASSERT_EQ(got, b) << diff;
   }
 }
