@@ -27,7 +27,6 @@ class ReadCache {
   struct Stamp {
     std::int64_t data_version = 0;
     std::uint64_t commits = 0;
-    std::uint64_t connection = 0;  // Db::opens(): a new connection's counts start afresh
     bool operator==(const Stamp&) const = default;
   };
 

@@ -534,9 +534,12 @@ Result<std::int64_t> StoreImpl::CurrentDataVersion() {
   // The header is read before the version: a commit landing in between makes
   // the next call look again, never hides a change.
   const WalStamp live = db.ReadWalStamp();
-  if (db.opens() != seen_opens) {  // a new connection: its header and counts start afresh
+  if (db.opens() != seen_opens) {
+    // A new connection: its header and counts start afresh, and may read a
+    // file other than the one the cache's bodies came from.
     seen_wal = WalStamp{};
     seen_opens = db.opens();
+    read_cache.Clear();
   }
   if (SameWalState(live, seen_wal)) return seen_version;
   const Db::OwnCommits& own = db.own_commits();
@@ -548,8 +551,7 @@ Result<std::int64_t> StoreImpl::CurrentDataVersion() {
   }
   seen_wal = live;
   db.RestartOwnCommits();  // a run that ends at `live` starts from what was just seen
-  read_cache.Observe(
-      {.data_version = seen_version, .commits = db.commits(), .connection = db.opens()});
+  read_cache.Observe({.data_version = seen_version, .commits = db.commits()});
   return seen_version;
 }
 
