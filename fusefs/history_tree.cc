@@ -58,8 +58,7 @@ fuse_ino_t HistoryTree::Intern(const Node& node, bool looked_up) {
   for (unsigned char c : id) hash = (hash ^ c) * 0x100000001b3u;
   fuse_ino_t ino = kVirtualBit | hash;
   while (ino == (kVirtualBit | 0) || nodes_.contains(ino)) ino = kVirtualBit | (ino + 1);
-  auto [added, inserted] = nodes_.emplace(ino, node);
-  added->second.lookups = looked_up ? 1 : 0;
+  nodes_.emplace(ino, node).first->second.lookups = looked_up ? 1 : 0;
   index_.emplace(std::move(id), ino);
   return ino;
 }
@@ -70,8 +69,7 @@ void HistoryTree::DropUnheldLocked() {
       ++it;
       continue;
     }
-    index_.erase(IdOf(it->second));
-    it = nodes_.erase(it);
+    it = EraseLocked(it);
   }
   drop_at_ = std::max(kMinDropAt, 2 * nodes_.size());
 }
@@ -90,8 +88,12 @@ void HistoryTree::Forget(fuse_ino_t ino, std::uint64_t n) {
   if (it == nodes_.end() || ino == kRootIno) return;
   it->second.lookups -= std::min(n, it->second.lookups);
   if (it->second.lookups != 0) return;
+  EraseLocked(it);
+}
+
+HistoryTree::NodeMap::iterator HistoryTree::EraseLocked(NodeMap::iterator it) {
   index_.erase(IdOf(it->second));
-  nodes_.erase(it);
+  return nodes_.erase(it);
 }
 
 bool HistoryTree::Find(fuse_ino_t ino, Node* node) {

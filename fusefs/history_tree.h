@@ -76,8 +76,11 @@ class HistoryTree {
   // The number of `node`'s entry, made if needed; with `looked_up`, one
   // more lookup of it is counted.
   fuse_ino_t Intern(const Node& node, bool looked_up);
+  using NodeMap = std::unordered_map<fuse_ino_t, Node>;
   // Drops every entry the kernel holds no lookup of. With mu_ held.
   void DropUnheldLocked();
+  // Drops the entry at `it` from both maps; the next one. With mu_ held.
+  NodeMap::iterator EraseLocked(NodeMap::iterator it);
   bool Find(fuse_ino_t ino, Node* node);
   void FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) const;
   void FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const;
@@ -96,7 +99,7 @@ class HistoryTree {
   grainstore::NodeId root_;
   std::int64_t mount_ns_;
   std::mutex mu_;  // guards nodes_ and index_
-  std::unordered_map<fuse_ino_t, Node> nodes_;
+  NodeMap nodes_;
   std::unordered_map<std::string, fuse_ino_t> index_;  // IdOf(node) -> ino
   std::size_t drop_at_ = kMinDropAt;
 };

@@ -104,7 +104,10 @@ MountEntry MountIn(std::string_view mountinfo, std::string_view mountpoint) {
   return entry;
 }
 
-std::string ResolveMountPath(const std::string& path) {
+namespace {
+
+// ResolveMountPath against the mount table's text `mountinfo`.
+std::string ResolveIn(const std::string& path, std::string_view mountinfo) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec).lexically_normal();
@@ -120,7 +123,7 @@ std::string ResolveMountPath(const std::string& path) {
   // A name the mount table lists is taken as it is, never looked at: a
   // stat of a mountpoint goes to its file system, and would wait as long as
   // a daemon that cannot answer (stopped, say) does.
-  if (!MountIn(ReadMountInfo(), absolute.string()).type.empty()) return absolute.string();
+  if (!MountIn(mountinfo, absolute.string()).type.empty()) return absolute.string();
   // A last name that is a symlink: the mount is on the directory it names.
   if (fs::is_symlink(fs::symlink_status(absolute, ec))) {
     const fs::path target = fs::canonical(absolute, ec);
@@ -129,9 +132,15 @@ std::string ResolveMountPath(const std::string& path) {
   return absolute.string();
 }
 
+}  // namespace
+
+std::string ResolveMountPath(const std::string& path) {
+  return ResolveIn(path, ReadMountInfo());
+}
+
 MountEntry MountAt(const std::string& path) {
-  const std::string resolved = ResolveMountPath(path);
-  return MountIn(ReadMountInfo(), resolved);
+  const std::string mountinfo = ReadMountInfo();
+  return MountIn(mountinfo, ResolveIn(path, mountinfo));
 }
 
 }  // namespace fusefs
