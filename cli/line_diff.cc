@@ -248,10 +248,6 @@ void AppendLine(std::string* out, char tag, std::string_view line) {
     out->append("\n\\ No newline at end of file\n");
 }
 
-}  // namespace
-
-namespace {
-
 // The lines both texts begin with and end with, as byte offsets: the
 // middle, a[begin, a_end) against b[begin, b_end), starts and ends at line
 // starts, and is all that needs diffing (GNU diff's find_identical_ends).
@@ -332,7 +328,7 @@ std::string UnifiedDiff(std::string_view a, std::string_view b,
   const std::size_t b_to = b.size() - (a.size() - a_to);  // the same lines in b
   const auto al = SplitLines(a.substr(from, a_to - from));
   const auto bl = SplitLines(b.substr(from, b_to - from));
-  const std::size_t offset = static_cast<std::size_t>(std::count(a.begin(), a.begin() + from, '\n'));
+  const auto offset = static_cast<std::size_t>(std::count(a.begin(), a.begin() + from, '\n'));
   const std::vector<std::string_view> am(al.begin() + before, al.end() - after);
   const std::vector<std::string_view> bm(bl.begin() + before, bl.end() - after);
   std::vector<DiffOp> ops;
