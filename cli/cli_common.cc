@@ -72,11 +72,19 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   std::optional<grainstore::ChainInfo> left;
   std::string now_at;
   auto lay_at_key = [&](grainstore::ChainId id) {
-    auto versions = s.store->ChainVersions(id);
-    if (!versions.has_value() || versions->empty()) return std::string();
-    const bool there = std::any_of(versions->begin(), versions->end(),
-                                   [&](const grainstore::VersionInfo& v) { return v.subject == key; });
-    return there ? versions->back().subject : std::string();
+    // Page by page: a chain may have a million versions.
+    constexpr std::size_t kPage = 1000;
+    bool there = false;
+    std::string last;
+    for (std::uint32_t after = 0;;) {
+      auto page = s.store->ChainVersions(id, after, kPage);
+      if (!page.has_value()) return std::string();
+      for (const grainstore::VersionInfo& v : *page) there = there || v.subject == key;
+      if (!page->empty()) last = page->back().subject;
+      if (page->size() < kPage) break;
+      after = page->back().seq;
+    }
+    return there ? last : std::string();
   };
   if (away.chain != 0) {
     now_at = lay_at_key(away.chain);
@@ -166,10 +174,16 @@ bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code) {
 }
 
 int Emit(std::string_view data) {
+  if (EmitPart(data) != kExitOk) return kExitFailed;
+  if (std::fflush(stdout) == 0) return kExitOk;
+  return FailWritingStdout();
+}
+
+int EmitPart(std::string_view data) {
   errno = 0;
-  const bool written = data.empty() || std::fwrite(data.data(), 1, data.size(),
-                                                   stdout) == data.size();
-  if (written && std::fflush(stdout) == 0) return kExitOk;
+  if (data.empty() || std::fwrite(data.data(), 1, data.size(), stdout) == data.size()) {
+    return kExitOk;
+  }
   return FailWritingStdout();
 }
 

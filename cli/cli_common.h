@@ -88,6 +88,9 @@ bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code);
 // Writes bytes to stdout verbatim and flushes. Returns kExitOk, or prints
 // "areev: cannot write to stdout: <reason>" and returns kExitFailed.
 int Emit(std::string_view data);
+// Emit without the flush: output printed piece by piece as it is read (a
+// long log), ended by an Emit.
+int EmitPart(std::string_view data);
 
 // Prints "areev: cannot write to stdout: <reason>" (errno's, else EIO's) and
 // returns kExitFailed: for output that did not reach stdout.

@@ -23,25 +23,42 @@ struct LogArgs {
   bool json = false;
 };
 
-// Rows are fetched in pages so the store never materialises a huge log at once.
+// Rows are fetched in pages, and printed as they come, so neither the store
+// nor the output ever holds a huge log at once.
 constexpr std::size_t kLogPage = 1000;
 
-grainstore::Result<std::vector<grainstore::OpRecord>> ReadLog(
-    grainstore::Store& store, grainstore::NsId ns, const LogArgs& args) {
-  std::vector<grainstore::OpRecord> ops;
+// Calls `visit` for each entry `args` selects, oldest first, and for none
+// past `last_seq` (0: no bound). Stops early when `visit` returns false.
+template <typename Visit>
+grainstore::Status ForEachOp(grainstore::Store& store, grainstore::NsId ns, const LogArgs& args,
+                             std::uint64_t last_seq, Visit visit) {
   // Sequence numbers are SQLite integers: none is past INT64_MAX.
-  if (args.after > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return ops;
+  if (args.after > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    return grainstore::Status::Ok();
+  }
   std::uint64_t cursor = args.after;
-  while (args.limit == 0 || ops.size() < args.limit) {
+  std::size_t seen = 0;
+  while (args.limit == 0 || seen < args.limit) {
     std::size_t want = kLogPage;
-    if (args.limit != 0) want = std::min(want, args.limit - ops.size());
+    if (args.limit != 0) want = std::min(want, args.limit - seen);
     auto page = store.ReadOps(ns, cursor, want);
     if (!page.has_value()) return page.error();
-    for (auto& op : *page) ops.push_back(std::move(op));
+    for (const grainstore::OpRecord& op : *page) {
+      if (last_seq != 0 && op.seq > last_seq) return grainstore::Status::Ok();
+      if (!visit(op)) return grainstore::Status::Ok();
+    }
     if (page->size() < want) break;
-    cursor = ops.back().seq;
+    seen += page->size();
+    cursor = page->back().seq;
   }
-  return ops;
+  return grainstore::Status::Ok();
+}
+
+std::vector<std::string> LogRow(const grainstore::OpRecord& op) {
+  std::string subject = CellText(op.subject);
+  if (!op.new_subject.empty()) subject += " -> " + CellText(op.new_subject);
+  return {fmt::format("{}", op.seq), grainstore::FormatIsoUtc(op.at_ns), CellText(op.ns),
+          CellText(op.op), ShortId(op.grain_id), std::move(subject)};
 }
 
 int RunLog(const GlobalOptions& global, const LogArgs& args) {
@@ -52,23 +69,44 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
                           ? OpenSession(global, Access::kReadOnly, &s, &code)
                           : OpenStore(global, Access::kReadOnly, &s, &code);
   if (!opened) return code;
-  auto ops = ReadLog(*s.store, global.ns_given ? s.ns : 0, args);
-  if (!ops.has_value()) return ReportError("log", ops.error());
+  const grainstore::NsId ns = global.ns_given ? s.ns : 0;
+  bool written = true;
   if (args.json) {
-    nlohmann::json doc = nlohmann::json::array();
-    for (const auto& op : *ops) doc.push_back(OpJson(op));
-    return Emit(JsonText(doc));
+    JsonArrayText array;
+    auto st = ForEachOp(*s.store, ns, args, 0, [&](const grainstore::OpRecord& op) {
+      written = EmitPart(array.Item(OpJson(op))) == kExitOk;
+      return written;
+    });
+    if (!written) return kExitFailed;
+    // An error after part of the array was printed leaves it unclosed: a
+    // reader sees truncated JSON, never a complete-looking short log.
+    if (!st.ok()) return ReportError("log", st);
+    return Emit(array.End());
   }
+  // Two passes over the same entries: the first finds the columns' widths,
+  // the second prints. Entries logged in between are left to the next call.
   Table table({"SEQ", "TIME (UTC)", "NS", "OP", "GRAIN", "SUBJECT"},
               {true, false, false, false, false, false});
-  for (const auto& op : *ops) {
-    std::string subject = CellText(op.subject);
-    if (!op.new_subject.empty()) subject += " -> " + CellText(op.new_subject);
-    table.AddRow({fmt::format("{}", op.seq), grainstore::FormatIsoUtc(op.at_ns),
-                  CellText(op.ns), CellText(op.op), ShortId(op.grain_id),
-                  subject});
-  }
-  return Emit(table.Render());
+  std::uint64_t last_seq = 0;
+  std::size_t count = 0;
+  auto st = ForEachOp(*s.store, ns, args, 0, [&](const grainstore::OpRecord& op) {
+    table.Measure(LogRow(op));
+    last_seq = op.seq;
+    ++count;
+    return true;
+  });
+  if (!st.ok()) return ReportError("log", st);
+  if (EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
+  if (count == 0) return Emit("");
+  LogArgs bounded = args;
+  bounded.limit = count;
+  st = ForEachOp(*s.store, ns, bounded, last_seq, [&](const grainstore::OpRecord& op) {
+    written = EmitPart(table.RenderRow(LogRow(op))) == kExitOk;
+    return written;
+  });
+  if (!written) return kExitFailed;
+  if (!st.ok()) return ReportError("log", st);
+  return Emit("");
 }
 
 struct PathArgs {

@@ -88,18 +88,59 @@ std::string VersionNote(const grainstore::VersionInfo& v) {
   return "";
 }
 
-std::string HistoryTable(const std::vector<grainstore::VersionInfo>& versions,
-                         bool all) {
-  Table table(
-      {"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
-      {true, false, false, true, false, false, false});
-  for (const auto& v : versions) {
-    if (v.transient && !all) continue;
-    table.AddRow({fmt::format("{}", v.seq), ShortId(v.grain_id),
-                  grainstore::FormatIsoUtc(v.created_ns), fmt::format("{}", v.size),
-                  CellText(v.op), CellText(v.subject), VersionNote(v)});
+// Versions are read in pages and printed as they come, so a chain of a
+// million versions is never held at once.
+constexpr std::size_t kVersionPage = 1000;
+
+// Calls `visit` for each version of `chain` up to `last_seq` (0: all) that
+// `all` shows (transient ones only with --all). Stops when `visit` returns
+// false.
+template <typename Visit>
+grainstore::Status ForEachVersion(grainstore::Store& store, grainstore::ChainId chain, bool all,
+                                  std::uint32_t last_seq, Visit visit) {
+  std::uint32_t cursor = 0;
+  for (;;) {
+    auto page = store.ChainVersions(chain, cursor, kVersionPage);
+    if (!page.has_value()) return page.error();
+    for (const grainstore::VersionInfo& v : *page) {
+      if (last_seq != 0 && v.seq > last_seq) return grainstore::Status::Ok();
+      if (v.transient && !all) continue;
+      if (!visit(v)) return grainstore::Status::Ok();
+    }
+    if (page->size() < kVersionPage) return grainstore::Status::Ok();
+    cursor = page->back().seq;
   }
-  return table.Render();
+}
+
+std::vector<std::string> HistoryRow(const grainstore::VersionInfo& v) {
+  return {fmt::format("{}", v.seq), ShortId(v.grain_id), grainstore::FormatIsoUtc(v.created_ns),
+          fmt::format("{}", v.size), CellText(v.op), CellText(v.subject), VersionNote(v)};
+}
+
+// The table of the chain's versions, printed in two passes over the same
+// versions (widths, then lines). Returns kExitOk or the exit code of a
+// failure it reported.
+int PrintHistoryTable(grainstore::Store& store, const grainstore::ChainInfo& chain,
+                      std::string_view subject, bool all) {
+  Table table({"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
+              {true, false, false, true, false, false, false});
+  std::uint32_t last_seq = 0;
+  auto st = ForEachVersion(store, chain.id, all, 0, [&](const grainstore::VersionInfo& v) {
+    table.Measure(HistoryRow(v));
+    last_seq = v.seq;
+    return true;
+  });
+  if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
+  if (EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
+  if (last_seq == 0) return kExitOk;
+  bool written = true;
+  st = ForEachVersion(store, chain.id, all, last_seq, [&](const grainstore::VersionInfo& v) {
+    written = EmitPart(table.RenderRow(HistoryRow(v))) == kExitOk;
+    return written;
+  });
+  if (!written) return kExitFailed;
+  if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
+  return kExitOk;
 }
 
 const char* NodeKindName(grainstore::NodeKind kind) {
@@ -129,23 +170,28 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     return ReportError(fmt::format("history {}", subject),
                        file ? WithMovedNote(s, subject, chain.error()) : chain.error());
   }
-  auto versions = s.store->ChainVersions(chain->id);
-  if (!versions.has_value())
-    return ReportError(fmt::format("history {}", subject), versions.error());
   if (args.json) {
     // The chain's state rides on every entry (an additive field): a JSON
     // reader tells a deleted file from a live one as the table's note does.
     const std::string state = grainstore::ChainStateName(chain->state);
-    nlohmann::json doc = nlohmann::json::array();
-    for (const auto& v : *versions) {
-      if (v.transient && !args.all) continue;
-      nlohmann::json entry = VersionJson(v);
-      entry["chain_state"] = state;
-      doc.push_back(std::move(entry));
-    }
-    return Emit(JsonText(doc));
+    JsonArrayText array;
+    bool written = true;
+    auto st = ForEachVersion(*s.store, chain->id, args.all, 0,
+                             [&](const grainstore::VersionInfo& v) {
+                               nlohmann::json entry = VersionJson(v);
+                               entry["chain_state"] = state;
+                               written = EmitPart(array.Item(entry)) == kExitOk;
+                               return written;
+                             });
+    if (!written) return kExitFailed;
+    if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
+    return Emit(array.End());
   }
-  std::string text = HistoryTable(*versions, args.all);
+  if (const int printed = PrintHistoryTable(*s.store, *chain, subject, args.all);
+      printed != kExitOk) {
+    return printed;
+  }
+  std::string text;
   if (chain->state != grainstore::ChainState::kLive) {
     const bool purged = chain->state == grainstore::ChainState::kPurged;
     const std::string restore = args.chain_opt->count() > 0

@@ -26,38 +26,41 @@ std::string CellText(std::string_view value, std::size_t max_chars) {
 Table::Table(std::vector<std::string> headers, std::vector<bool> right_aligned)
     : headers_(std::move(headers)), right_(std::move(right_aligned)) {
   right_.resize(headers_.size(), false);
+  widths_.resize(headers_.size(), 0);
+  Measure(headers_);
 }
 
 void Table::AddRow(std::vector<std::string> cells) {
   cells.resize(headers_.size());
+  Measure(cells);
   rows_.push_back(std::move(cells));
 }
 
+void Table::Measure(const std::vector<std::string>& cells) {
+  for (std::size_t i = 0; i < cells.size() && i < widths_.size(); ++i)
+    widths_[i] = std::max(widths_[i], grainstore::DisplayWidth(cells[i]));
+}
+
+std::string Table::RenderRow(const std::vector<std::string>& cells) const {
+  std::string line;
+  for (std::size_t i = 0; i < widths_.size(); ++i) {
+    const std::string_view cell = i < cells.size() ? std::string_view(cells[i]) : "";
+    const std::size_t width = grainstore::DisplayWidth(cell);
+    const std::size_t pad = widths_[i] > width ? widths_[i] - width : 0;
+    const bool last = i + 1 == widths_.size();
+    if (i > 0) line += "  ";
+    if (right_[i]) line.append(pad, ' ');
+    line += cell;
+    if (!right_[i] && !last) line.append(pad, ' ');
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  line += '\n';
+  return line;
+}
+
 std::string Table::Render() const {
-  std::vector<std::size_t> widths(headers_.size(), 0);
-  auto measure = [&widths](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size(); ++i)
-      widths[i] = std::max(widths[i], grainstore::DisplayWidth(row[i]));
-  };
-  measure(headers_);
-  for (const auto& row : rows_) measure(row);
-  std::string out;
-  auto emit = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const std::size_t pad = widths[i] - grainstore::DisplayWidth(row[i]);
-      const bool last = i + 1 == row.size();
-      if (i > 0) line += "  ";
-      if (right_[i]) line.append(pad, ' ');
-      line += row[i];
-      if (!right_[i] && !last) line.append(pad, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line;
-    out += '\n';
-  };
-  emit(headers_);
-  for (const auto& row : rows_) emit(row);
+  std::string out = RenderHeader();
+  for (const auto& row : rows_) out += RenderRow(row);
   return out;
 }
 
@@ -65,6 +68,21 @@ std::string JsonText(const nlohmann::json& doc) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
          "\n";
 }
+
+std::string JsonArrayText::Item(const nlohmann::json& item) {
+  // JsonText's layout: the array's items one level in, each line of an
+  // item's own text indented by two more spaces.
+  std::string out = any_ ? ",\n  " : "[\n  ";
+  any_ = true;
+  const std::string text = item.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+std::string JsonArrayText::End() const { return any_ ? "\n]\n" : "[]\n"; }
 
 nlohmann::json VersionJson(const grainstore::VersionInfo& v) {
   return nlohmann::json{

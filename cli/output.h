@@ -28,7 +28,9 @@ std::string ShortId(std::string_view grain_id);
 std::string CellText(std::string_view value, std::size_t max_chars = 0);
 
 // A text table: a header row and data rows, columns separated by two spaces,
-// numeric columns right-aligned, no trailing blanks.
+// numeric columns right-aligned, no trailing blanks. Rows are either kept
+// (AddRow, then Render) or, for output too long to keep, measured in a first
+// pass (Measure) and printed in a second (RenderHeader, RenderRow).
 class Table {
  public:
   // `right_aligned` marks columns to right-align (by index).
@@ -37,10 +39,30 @@ class Table {
   bool empty() const { return rows_.empty(); }
   std::string Render() const;
 
+  // Widens the columns to fit `cells`, without keeping them.
+  void Measure(const std::vector<std::string>& cells);
+  std::string RenderHeader() const { return RenderRow(headers_); }
+  // One line; a cell wider than measured is printed whole, unpadded.
+  std::string RenderRow(const std::vector<std::string>& cells) const;
+
  private:
   std::vector<std::string> headers_;
   std::vector<bool> right_;
+  std::vector<std::size_t> widths_;
   std::vector<std::vector<std::string>> rows_;
+};
+
+// A JSON array printed item by item, byte for byte as JsonText prints the
+// whole array, so a long listing is never held as one document.
+class JsonArrayText {
+ public:
+  // The text from the end of the previous item through `item`.
+  std::string Item(const nlohmann::json& item);
+  // The closing text ("[]\n" when there was no item).
+  std::string End() const;
+
+ private:
+  bool any_ = false;
 };
 
 // Pretty JSON text of `doc` plus a newline; invalid UTF-8 is replaced.

@@ -3,6 +3,7 @@
 #include <locale.h>
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,42 @@ TEST(OutputTest, TableAlignsColumnsWithoutTrailingBlanks) {
             " N  NAME   NOTE\n"
             " 1  alpha\n"
             "10  b      x\n");
+}
+
+TEST(OutputTest, ATableMeasuredThenPrintedRowByRowMatchesTheKeptTable) {
+  const std::vector<std::vector<std::string>> rows = {
+      {"1", "alpha", ""}, {"10", "b", "x"}, {"100", "\xe6\x97\xa5\xe6\x9c\xac", "note"}};
+  Table kept({"N", "NAME", "NOTE"}, {true, false, false});
+  Table streamed({"N", "NAME", "NOTE"}, {true, false, false});
+  for (const auto& row : rows) {
+    kept.AddRow(row);
+    streamed.Measure(row);
+  }
+  std::string printed = streamed.RenderHeader();
+  for (const auto& row : rows) printed += streamed.RenderRow(row);
+  EXPECT_EQ(printed, kept.Render());
+  // A row wider than the first pass saw (it changed in between) is printed
+  // whole, never cut, and its neighbours keep their widths.
+  EXPECT_EQ(streamed.RenderRow({"1000", "abcdefgh", "y"}), "1000  abcdefgh  y\n");
+  EXPECT_EQ(streamed.RenderRow({"2", "ab", ""}), "  2  ab\n");
+}
+
+TEST(OutputTest, AJsonArrayPrintedItemByItemMatchesJsonText) {
+  const std::vector<nlohmann::json> items = {
+      nlohmann::json{{"a", 1}, {"b", nlohmann::json::array({1, 2})}, {"s", "x\ny"}},
+      nlohmann::json{{"empty", nlohmann::json::object()}, {"n", nullptr}},
+      nlohmann::json("bad \xff byte"), nlohmann::json::array(), nlohmann::json(3.5)};
+  for (std::size_t n = 0; n <= items.size(); ++n) {
+    nlohmann::json whole = nlohmann::json::array();
+    JsonArrayText array;
+    std::string printed;
+    for (std::size_t i = 0; i < n; ++i) {
+      whole.push_back(items[i]);
+      printed += array.Item(items[i]);
+    }
+    printed += array.End();
+    EXPECT_EQ(printed, JsonText(whole)) << n << " items";
+  }
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 namespace grainstore {
 namespace {
 
+constexpr char kDigits[] = "0123456789abcdef";
+
 constexpr char kGrainTagV1[] = "areev-grain-v1";
 constexpr char kGrainTagV2[] = "areev-grain-v2";  // salted
 
@@ -89,7 +91,6 @@ std::string ComputeGrainId(const GrainFields& f) {
 }
 
 std::string ToHex(std::string_view raw) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
   out.reserve(raw.size() * 2);
   for (unsigned char c : raw) {
@@ -97,6 +98,15 @@ std::string ToHex(std::string_view raw) {
     out.push_back(kDigits[c & 15]);
   }
   return out;
+}
+
+bool RawIdHasHexPrefix(std::string_view raw, std::string_view hex_prefix) {
+  if (hex_prefix.size() > raw.size() * 2) return false;
+  for (std::size_t i = 0; i < hex_prefix.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(raw[i / 2]);
+    if (kDigits[i % 2 == 0 ? byte >> 4 : byte & 15] != hex_prefix[i]) return false;
+  }
+  return true;
 }
 
 bool FromHex(std::string_view hex, std::string* raw) {

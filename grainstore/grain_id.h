@@ -73,6 +73,8 @@ class BodyHasher {
 std::string ComputeGrainId(const GrainFields& fields);
 
 std::string ToHex(std::string_view raw);
+// True when ToHex(raw) starts with `hex_prefix` (lowercase), without making it.
+bool RawIdHasHexPrefix(std::string_view raw, std::string_view hex_prefix);
 // False if `hex` has an odd length or a non-hex character.
 bool FromHex(std::string_view hex, std::string* raw);
 

@@ -302,7 +302,31 @@ VersionInfo VersionFromRow(const Statement& st, ChainId chain) {
 
 }  // namespace
 
-Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
+Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain, std::uint32_t after_seq,
+                                                      std::size_t limit) {
+  static constexpr char kSql[] = "SELECT " GS_VERSION_COLS
+                                 " FROM grains WHERE chain_id = ? AND seq > ? ORDER BY seq LIMIT ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, static_cast<std::int64_t>(chain));
+  st->BindInt64(2, after_seq);
+  // LIMIT -1: no limit.
+  st->BindInt64(3, limit == 0 || limit > static_cast<std::size_t>(INT64_MAX)
+                       ? -1
+                       : static_cast<std::int64_t>(limit));
+  std::vector<VersionInfo> out;
+  for (;;) {
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return out;
+    if (r == StepResult::kError) return st->status();
+    out.push_back(VersionFromRow(*st, chain));
+  }
+}
+
+Result<std::vector<VersionInfo>> StoreImpl::VersionCandidates(ChainId chain,
+                                                              const VersionSpec& spec) {
+  // The row's columns are read only for a candidate; the scan itself keeps
+  // one id at a time, so a chain of a million versions costs no memory.
   static constexpr char kSql[] =
       "SELECT " GS_VERSION_COLS " FROM grains WHERE chain_id = ? ORDER BY seq";
   auto st = db.Prepare(kSql);
@@ -313,7 +337,11 @@ Result<std::vector<VersionInfo>> StoreImpl::Versions(ChainId chain) {
     StepResult r = st->Step();
     if (r == StepResult::kDone) return out;
     if (r == StepResult::kError) return st->status();
-    out.push_back(VersionFromRow(*st, chain));
+    const bool numbered = spec.number != 0 && st->ColumnInt64(1) == spec.number;
+    if (numbered || (!spec.id_prefix.empty() &&
+                     RawIdHasHexPrefix(st->ColumnBlobView(0), spec.id_prefix))) {
+      out.push_back(VersionFromRow(*st, chain));
+    }
   }
 }
 

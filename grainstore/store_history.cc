@@ -132,9 +132,10 @@ Result<std::vector<std::string>> Store::ChainNamesUnder(NsId ns, std::string_vie
   return std::vector<std::string>(names.begin(), names.end());
 }
 
-Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain) {
+Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain, std::uint32_t after_seq,
+                                                      std::size_t limit) {
   std::lock_guard lock(impl_->mu);
-  return impl_->Versions(chain);
+  return impl_->Versions(chain, after_seq, limit);
 }
 
 Result<std::vector<ChainInfo>> Store::ChainsAt(NsId ns, std::string_view subject,
@@ -168,7 +169,7 @@ struct VersionRef {
 
 // The version `spec` names within one chain (MatchVersion's rule). A number
 // the chain has names its version directly; only a prefix, or a number no
-// version has that may still be a prefix, needs the chain's list.
+// version has that may still be a prefix, scans the chain's grain ids.
 Result<VersionRef> LocateInChain(StoreImpl* s, ChainId chain, const VersionSpec& spec,
                                  std::string_view version, std::string_view subject) {
   if (spec.number != 0) {
@@ -179,7 +180,7 @@ Result<VersionRef> LocateInChain(StoreImpl* s, ChainId chain, const VersionSpec&
       return Status::NotFound(fmt::format("{} has no version {}", subject, version));
     }
   }
-  auto versions = s->Versions(chain);
+  auto versions = s->VersionCandidates(chain, spec);
   if (!versions) return versions.error();
   auto index = MatchVersion(*versions, spec, version, subject);
   if (!index) return index.error();
@@ -218,7 +219,7 @@ Result<VersionRef> LocateAtPath(StoreImpl* s, NsId ns, std::string_view subject,
   int matches = ref ? 1 : 0;
   for (const ChainRow& other : *chains) {
     if (other.id == chain->id) continue;
-    auto versions = s->Versions(other.id);
+    auto versions = s->VersionCandidates(other.id, VersionSpec{0, spec.id_prefix});
     if (!versions) return versions.error();
     for (const VersionInfo& v : *versions) {
       if (!v.grain_id.starts_with(spec.id_prefix)) continue;

@@ -21,6 +21,7 @@
 #include "grainstore/options.h"
 #include "grainstore/store.h"
 #include "grainstore/types.h"
+#include "grainstore/version_spec.h"
 #include "read_cache.h"
 #include "read_releaser.h"
 
@@ -265,7 +266,14 @@ class StoreImpl final : public ForkParticipant {
   Result<std::int64_t> GrainFlags(std::int64_t grain);
   // Removes a chain and its grains entirely (a short-lived temp file's).
   Status DiscardChain(const ChainRow& chain);
-  Result<std::vector<VersionInfo>> Versions(ChainId chain);
+  // Versions of `chain` with a number above `after_seq`, in order, at most
+  // `limit` (0: all of them).
+  Result<std::vector<VersionInfo>> Versions(ChainId chain, std::uint32_t after_seq = 0,
+                                            std::size_t limit = 0);
+  // The versions of `chain` that `spec` may name: the one numbered
+  // spec.number and those whose grain id starts with spec.id_prefix, in
+  // order. Reads every version's id, but keeps only those.
+  Result<std::vector<VersionInfo>> VersionCandidates(ChainId chain, const VersionSpec& spec);
   // Version `seq` of `chain` alone (one index probe); nullopt when it has none.
   Result<std::optional<VersionInfo>> Version(ChainId chain, std::int64_t seq);
 

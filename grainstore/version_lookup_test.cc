@@ -49,6 +49,38 @@ TEST_F(VersionLookupTest, FindVersionResolvesAsReadVersionDoes) {
             StatusCode::kNotFound);
 }
 
+// ChainVersions pages a chain as ReadOps pages the op-log; a version named by
+// a grain-id prefix is found by every page's ids, not only the first page's.
+TEST_F(VersionLookupTest, ChainVersionsComeInPagesAndPrefixesReachEveryVersion) {
+  const std::string key = "/memories/p.md";
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(store_->PutFile(ns_, key, "v" + std::to_string(i) + "\n").has_value());
+  }
+  const std::vector<VersionInfo> all = Hist(key);
+  ASSERT_EQ(all.size(), 5u);
+  const ChainId chain = all[0].chain_id;
+  std::vector<std::uint32_t> paged;
+  for (std::uint32_t after = 0;;) {
+    auto page = store_->ChainVersions(chain, after, 2);
+    ASSERT_TRUE(page.has_value());
+    for (const VersionInfo& v : *page) {
+      paged.push_back(v.seq);
+      EXPECT_EQ(v.grain_id, all[v.seq - 1].grain_id);
+    }
+    if (page->size() < 2) break;
+    after = page->back().seq;
+  }
+  EXPECT_EQ(paged, (std::vector<std::uint32_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(store_->ChainVersions(chain, 5, 2)->size(), 0u);
+  EXPECT_EQ(store_->ChainVersions(chain, 0, 0)->size(), 5u);
+  EXPECT_EQ(store_->ChainVersions(chain, 3)->size(), 2u);
+  for (const VersionInfo& v : all) {
+    EXPECT_EQ(*store_->ReadVersion(ns_, key, v.grain_id.substr(0, 7)),
+              "v" + std::to_string(v.seq) + "\n");
+    EXPECT_EQ(store_->FindChainVersion(chain, key, v.grain_id)->seq, v.seq);
+  }
+}
+
 TEST_F(VersionLookupTest, AReplacedNodeReadsTheBodyItHeldNotTheChainsNewHead) {
   const std::string key = "/memories/t.md";
   ASSERT_TRUE(store_->PutFile(ns_, key, "first\n").has_value());

@@ -246,7 +246,11 @@ class Store {
   // `limit`. Reaches directories that no longer exist, for .history/.
   Result<std::vector<std::string>> ChainNamesUnder(NsId ns, std::string_view dir_key,
                                                    std::size_t limit);
-  Result<std::vector<VersionInfo>> ChainVersions(ChainId chain);
+  // The versions of chain `chain` numbered above `after_seq`, oldest first,
+  // at most `limit` (0: all): pages of a long history, as ReadOps pages the
+  // op-log.
+  Result<std::vector<VersionInfo>> ChainVersions(ChainId chain, std::uint32_t after_seq = 0,
+                                                 std::size_t limit = 0);
   // Body of one version. `version` is a 1-based number or a grain-id prefix
   // (at least 6 hex chars). A number names a version of the chain History
   // shows; a grain id is looked for in every chain at `subject` (an older
