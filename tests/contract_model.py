@@ -176,6 +176,9 @@ def dispatch(st, cmd):
             v = cmd.get(p)
             if not (is_int(v) if p == "insert_line" else isinstance(v, str)):
                 raise ToolErr(param(p, c))
+            # A path is checked as soon as it is found, before the parameters
+            # after it (docs/memtool.md, "Processing order", step 6).
+            if p in ("path", "old_path", "new_path"): st.key(v)
         if c == "view": return (st.view(cmd["path"], cmd.get("view_range")), False)
         if c == "create": return (st.create(cmd["path"], cmd["file_text"]), False)
         if c == "str_replace": return (st.str_replace(cmd["path"], cmd["old_str"], cmd.get("new_str")), False)
