@@ -70,43 +70,38 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
                           : OpenStore(global, Access::kReadOnly, &s, &code);
   if (!opened) return code;
   const grainstore::NsId ns = global.ns_given ? s.ns : 0;
-  bool written = true;
-  if (args.json) {
-    JsonArrayText array;
-    auto st = ForEachOp(*s.store, ns, args, 0, [&](const grainstore::OpRecord& op) {
-      written = EmitPart(array.Item(OpJson(op))) == kExitOk;
-      return written;
-    });
-    if (!written) return kExitFailed;
-    // An error after part of the array was printed leaves it unclosed: a
-    // reader sees truncated JSON, never a complete-looking short log.
-    if (!st.ok()) return ReportError("log", st);
-    return Emit(array.End());
-  }
-  // Two passes over the same entries: the first finds the columns' widths,
-  // the second prints. Entries logged in between are left to the next call.
+  // Two passes over the same entries: the first reads them all (and finds
+  // the table's widths), so a store that cannot be read fails before
+  // anything is printed; the second prints. Entries logged in between are
+  // left to the next call.
   Table table({"SEQ", "TIME (UTC)", "NS", "OP", "GRAIN", "SUBJECT"},
               {true, false, false, false, false, false});
   std::uint64_t last_seq = 0;
   std::size_t count = 0;
   auto st = ForEachOp(*s.store, ns, args, 0, [&](const grainstore::OpRecord& op) {
-    table.Measure(LogRow(op));
+    if (!args.json) table.Measure(LogRow(op));
     last_seq = op.seq;
     ++count;
     return true;
   });
   if (!st.ok()) return ReportError("log", st);
-  if (EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
-  if (count == 0) return Emit("");
-  LogArgs bounded = args;
-  bounded.limit = count;
-  st = ForEachOp(*s.store, ns, bounded, last_seq, [&](const grainstore::OpRecord& op) {
-    written = EmitPart(table.RenderRow(LogRow(op))) == kExitOk;
-    return written;
-  });
+  JsonArrayText array;
+  if (!args.json && EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
+  bool written = true;
+  if (count != 0) {
+    LogArgs bounded = args;
+    bounded.limit = count;
+    st = ForEachOp(*s.store, ns, bounded, last_seq, [&](const grainstore::OpRecord& op) {
+      written = EmitPart(args.json ? array.Item(OpJson(op)) : table.RenderRow(LogRow(op))) ==
+                kExitOk;
+      return written;
+    });
+  }
   if (!written) return kExitFailed;
+  // An error in the second pass leaves what was printed cut short (a JSON
+  // array unclosed): a reader never takes part of the log for all of it.
   if (!st.ok()) return ReportError("log", st);
-  return Emit("");
+  return Emit(args.json ? array.End() : "");
 }
 
 struct PathArgs {

@@ -117,29 +117,48 @@ std::vector<std::string> HistoryRow(const grainstore::VersionInfo& v) {
           fmt::format("{}", v.size), CellText(v.op), CellText(v.subject), VersionNote(v)};
 }
 
-// The table of the chain's versions, printed in two passes over the same
-// versions (widths, then lines). Returns kExitOk or the exit code of a
-// failure it reported.
-int PrintHistoryTable(grainstore::Store& store, const grainstore::ChainInfo& chain,
-                      std::string_view subject, bool all) {
+// The chain's versions as a table, or with `json` as a JSON array whose
+// entries carry the chain's state, in two passes over the same versions:
+// the first reads them all (and finds the table's widths), so a store that
+// cannot be read fails before anything is printed; the second prints.
+// Versions written in between are left to the next call. Returns kExitOk or
+// the exit code of a failure it reported.
+int PrintVersions(grainstore::Store& store, const grainstore::ChainInfo& chain,
+                  std::string_view subject, bool all, bool json) {
   Table table({"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
               {true, false, false, true, false, false, false});
   std::uint32_t last_seq = 0;
   auto st = ForEachVersion(store, chain.id, all, 0, [&](const grainstore::VersionInfo& v) {
-    table.Measure(HistoryRow(v));
+    if (!json) table.Measure(HistoryRow(v));
     last_seq = v.seq;
     return true;
   });
   if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
-  if (EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
-  if (last_seq == 0) return kExitOk;
+  if (!json && EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
+  // The chain's state rides on every JSON entry (an additive field): a
+  // reader tells a deleted file from a live one as the table's note does.
+  const std::string state = grainstore::ChainStateName(chain.state);
+  JsonArrayText array;
   bool written = true;
-  st = ForEachVersion(store, chain.id, all, last_seq, [&](const grainstore::VersionInfo& v) {
-    written = EmitPart(table.RenderRow(HistoryRow(v))) == kExitOk;
-    return written;
-  });
+  if (last_seq != 0) {
+    st = ForEachVersion(store, chain.id, all, last_seq, [&](const grainstore::VersionInfo& v) {
+      std::string text;
+      if (json) {
+        nlohmann::json entry = VersionJson(v);
+        entry["chain_state"] = state;
+        text = array.Item(entry);
+      } else {
+        text = table.RenderRow(HistoryRow(v));
+      }
+      written = EmitPart(text) == kExitOk;
+      return written;
+    });
+  }
   if (!written) return kExitFailed;
+  // An error in the second pass leaves what was printed cut short (a JSON
+  // array unclosed): a reader never takes part of a history for all of it.
   if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
+  if (json) return Emit(array.End());
   return kExitOk;
 }
 
@@ -170,25 +189,8 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     return ReportError(fmt::format("history {}", subject),
                        file ? WithMovedNote(s, subject, chain.error()) : chain.error());
   }
-  if (args.json) {
-    // The chain's state rides on every entry (an additive field): a JSON
-    // reader tells a deleted file from a live one as the table's note does.
-    const std::string state = grainstore::ChainStateName(chain->state);
-    JsonArrayText array;
-    bool written = true;
-    auto st = ForEachVersion(*s.store, chain->id, args.all, 0,
-                             [&](const grainstore::VersionInfo& v) {
-                               nlohmann::json entry = VersionJson(v);
-                               entry["chain_state"] = state;
-                               written = EmitPart(array.Item(entry)) == kExitOk;
-                               return written;
-                             });
-    if (!written) return kExitFailed;
-    if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
-    return Emit(array.End());
-  }
-  if (const int printed = PrintHistoryTable(*s.store, *chain, subject, args.all);
-      printed != kExitOk) {
+  if (const int printed = PrintVersions(*s.store, *chain, subject, args.all, args.json);
+      printed != kExitOk || args.json) {
     return printed;
   }
   std::string text;
