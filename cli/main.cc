@@ -43,25 +43,66 @@ int ExitAfterHelp(const CLI::App& app, const CLI::Error& e) {
   return std::cout.fail() ? cli::FailWritingStdout() : code;
 }
 
+// Whether `arg` (as typed: "--db", "--db=x", "-h", "-U3") names an option of
+// the app or of `command`, or is --version, which only the whole command
+// line may hold.
+bool NamesAnOption(const CLI::App& app, const CLI::App& command, std::string_view arg) {
+  if (arg.size() < 2 || arg[0] != '-' || arg == "--") return false;
+  const std::string name(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg.substr(0, 2));
+  return name == "--version" || app.get_option_no_throw(name) != nullptr ||
+         command.get_option_no_throw(name) != nullptr;
+}
+
 // An option written without its value takes the next argument as one, and
 // CLI11 lets that be another option: `--db --durable` would open a store
-// named "--durable", not durably. The value of each option given, when it is
-// the name of one of the command's own options (empty: none).
+// named "--durable", not durably; `--db -h` would make a store named "-h".
+// The value of each option given, when it names one of the command's own
+// options, short or long (empty: none).
 std::string OptionTakenAsValue(const CLI::App& app, const CLI::App& command) {
   for (const CLI::App* scope : {&app, &command}) {
     for (const CLI::Option* option : scope->get_options()) {
       for (const std::string& value : option->results()) {
-        if (!value.starts_with("--") || value.size() == 2) continue;
-        const std::string name = value.substr(0, value.find('='));
-        if (app.get_option_no_throw(name) != nullptr ||
-            command.get_option_no_throw(name) != nullptr) {
-          return fmt::format("{} needs a value, but the next argument is the option {}",
-                             option->get_name(), value);
-        }
+        if (!NamesAnOption(app, command, value)) continue;
+        return fmt::format("{} needs a value, but the next argument is the option {}",
+                           option->get_name(), value);
       }
     }
   }
   return {};
+}
+
+// The option named `name` ("--ns") in the app or any subcommand, if it takes
+// a value (a flag does not).
+bool TakesAValue(const CLI::App& app, const std::string& name) {
+  std::vector<const CLI::App*> scopes = {&app};
+  for (const CLI::App* sub : app.get_subcommands({})) scopes.push_back(sub);
+  for (const CLI::App* scope : scopes) {
+    const CLI::Option* option = scope->get_option_no_throw(name);
+    if (option != nullptr) return option->get_items_expected_max() != 0;
+  }
+  return false;
+}
+
+// The arguments with each `--name=` (an empty value after the '=') of an
+// option that takes a value split into `--name` and an empty argument:
+// CLI11 reads `--ns=` as `--ns` alone and takes the next argument as its
+// value, so `--ns= store.db` wrote to ./agent.db in a namespace "store.db".
+std::vector<std::string> SplitEmptyValues(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> out;
+  bool options_end = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    options_end = options_end || arg == "--";
+    if (i > 0 && !options_end && arg.starts_with("--") && arg.size() > 3 &&
+        arg.find('=') == arg.size() - 1 &&
+        TakesAValue(app, std::string(arg.substr(0, arg.size() - 1)))) {
+      out.emplace_back(arg.substr(0, arg.size() - 1));
+      out.emplace_back();
+      continue;
+    }
+    out.emplace_back(arg);
+  }
+  return out;
 }
 
 }  // namespace
@@ -102,13 +143,24 @@ int main(int argc, char** argv) {
                         "(default: default), --durable; see areev --help and docs/cli.md");
   }
 
+  std::vector<std::string> args = SplitEmptyValues(app, argc, argv);
+  std::vector<char*> arg_ptrs;
+  for (std::string& arg : args) arg_ptrs.push_back(arg.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::CallForHelp& e) {
     return ExitAfterHelp(app, e);
   } catch (const CLI::CallForAllHelp& e) {
     return ExitAfterHelp(app, e);
   } catch (const CLI::ParseError& e) {
+    // `cat P --db --version 1`: the option taken as a value is the fault,
+    // not the argument left over after it.
+    for (const auto& command : commands) {
+      if (!command.app->parsed()) continue;
+      if (std::string taken = OptionTakenAsValue(app, *command.app); !taken.empty()) {
+        return cli::Fail(cli::kExitUsage, taken);
+      }
+    }
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
       if (rest.front() == "--version") {

@@ -291,6 +291,12 @@ def test_an_option_missing_its_value_never_takes_another_option_as_it(run_areev,
         (["add", "--subject", "a", "--relation", "b", "--db", "--durable"], "--db", ),
         (["add", "--subject", "a", "--relation", "b", "--ns", "--db=x.db"], "--ns"),
         (["recall", "--subject", "--json", "--db", "x.db"], "--subject"),
+        # Short options and --version too: a store named "-h" was made.
+        (["add", "--subject", "a", "--relation", "b", "--db", "-h"], "--db"),
+        (["memtool", '{"command":"view","path":"/memories"}', "--db", "--version"], "--db"),
+        (["memtool", '{"command":"view","path":"/memories"}', "--ns", "-h"], "--ns"),
+        (["diff", "/memories/a", "--db", "-U3"], "--db"),
+        (["cat", "/memories/a", "--db", "--version", "1"], "--db"),
     ]:
         proc = run_areev(*args, cwd=tmp_path)
         assert proc.returncode == 2, (args, proc.stderr)
@@ -300,6 +306,26 @@ def test_an_option_missing_its_value_never_takes_another_option_as_it(run_areev,
     # Given with `=`, a value that is no option of the command is taken as it is.
     ok = run_areev("add", "--subject=-x", "--relation", "b", "--db", "s.db", cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
+
+
+def test_an_option_given_as_name_equals_nothing_has_an_empty_value(run_areev, tmp_path):
+    # CLI11 reads `--ns=` as `--ns` and takes the next argument as its value:
+    # `--ns= s.db` wrote into ./agent.db, in a namespace named "s.db".
+    create = '{"command":"create","path":"/memories/a","file_text":"x"}'
+    proc = run_areev("memtool", create, "--ns=", "s.db", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("areev: The following argument was not expected: s.db")
+    proc = run_areev("--db=", "memtool", create, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("areev: cannot open store : the store path is empty")
+    proc = run_areev("log", "--limit=", "--json", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("areev: --limit: must be a decimal number"), proc.stderr
+    assert list(tmp_path.iterdir()) == []
+    # A value after the '=' is the value, as before.
+    ok = run_areev("memtool", create, "--db=s.db", "--ns=n1", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert run_areev("cat", "/memories/a", "--db=s.db", "--ns=n1", cwd=tmp_path).stdout == "x"
 
 
 def test_extra_arguments_are_named_in_the_order_given(run_areev, tmp_path):
