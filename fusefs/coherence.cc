@@ -109,9 +109,13 @@ void Coherence::Apply(const grainstore::OpRecord& op) {
   // lock, which a process looking a name up there holds until this daemon
   // answers; killed in that wait, the daemon cannot exit, nor its mount go
   // (only aborting the connection frees both), so names are invalidated only
-  // when they change.
-  const bool content_only =
-      op.node_id != 0 && op.new_subject.empty() && (op.op == "supersede" || op.op == "write");
+  // when they change. Except in writeback mode: there the kernel never takes
+  // a cached regular file's size from the daemon (fuse_get_cache_mask), so a
+  // new version longer or shorter than the last would be read cut to the old
+  // size, or padded with NULs, and appended to at the old end; only dropping
+  // the name lets the kernel evict the inode and look the file up afresh.
+  const bool content_only = op.node_id != 0 && op.new_subject.empty() &&
+                            (op.op == "supersede" || op.op == "write") && !fs_->writeback();
   for (const std::string* key : {&op.subject, &op.new_subject}) {
     if (key->empty()) continue;  // no new path: not a move
     recent_.Note(*key, now);

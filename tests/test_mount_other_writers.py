@@ -233,3 +233,28 @@ def test_maps_of_a_file_another_process_just_edited(mnt):
     with open(p, "rb") as f:
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
             assert m[:] == b"edited\n"
+
+
+# Issue: with -o writeback_cache the kernel never takes a cached file's size
+# from the daemon, and an edit by another process only invalidated the
+# inode: a longer version was read cut to the old size, a shorter one padded
+# with NULs, and `echo >>` wrote at the old end, in the middle of the text
+# (sed -i then saved the cut copy as a version). The poller now also drops
+# the file's name in that mode, so the kernel evicts the inode.
+@pytest.mark.parametrize("mnt", [("-o", "writeback_cache")], indirect=True, ids=["writeback"])
+def test_another_processs_edit_reaches_a_cached_file_in_writeback_mode(mnt):
+    p = mnt.path / "log.md"
+    p.write_text("line1\n")
+    assert p.read_text() == "line1\n" and os.stat(p).st_size == 6  # cached by the kernel
+    grown = "line1 edited by the agent, much longer\n"
+    r = memtool(mnt.db, {"command": "str_replace", "path": "/memories/log.md",
+                         "old_str": "line1", "new_str": grown.rstrip("\n")})
+    assert not r["is_error"], r
+    assert wait_for(lambda: p.read_bytes() == grown.encode(), timeout=5), p.read_bytes()
+    assert os.stat(p).st_size == len(grown)
+    r = memtool(mnt.db, {"command": "create", "path": "/memories/log.md", "file_text": "short\n"})
+    assert not r["is_error"], r
+    assert wait_for(lambda: p.read_bytes() == b"short\n", timeout=5), p.read_bytes()
+    append_line(p, b"line2\n")
+    assert p.read_bytes() == b"short\nline2\n"
+    assert areev(mnt.db, "cat", "/memories/log.md").stdout == "short\nline2\n"
