@@ -122,14 +122,19 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
   if (!opened.has_value()) {
     const grainstore::Status& st = opened.error();
     // Any failure to open (missing, unreadable, not a store, newer schema) is
-    // "the store cannot be opened"; only a bad argument stays a usage error.
-    *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument
-                     ? kExitUsage
-                     : kExitStore;
+    // "the store cannot be opened"; a bad argument stays a usage error, and a
+    // store another process kept locked past the busy timeout is a failed
+    // operation, as it is once open (docs/cli.md, exit codes).
+    *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
+                 : st.code() == grainstore::StatusCode::kBusy          ? kExitFailed
+                                                                      : kExitStore;
     std::string why = st.message().empty() ? st.ToString() : st.message();
+    // Only a file known to be absent: one in a directory the user may not
+    // search is not known to exist or not (exists() fails with EACCES), and
+    // the store's own message says so.
     std::error_code ec;
     if (access == Access::kReadOnly && st.code() != grainstore::StatusCode::kInvalidArgument &&
-        !std::filesystem::exists(global.db, ec)) {
+        !std::filesystem::exists(global.db, ec) && !ec) {
       why = "no such file (only commands that write create a store)";
     }
     Fail(*exit_code, fmt::format("cannot open store {}: {}", global.db, why));

@@ -174,6 +174,27 @@ const char* NodeKindName(grainstore::NodeKind kind) {
   return "file";
 }
 
+// A memory path without a chain: what lies there instead, when something
+// does (a file written unversioned through the mount, which `cat` reads; a
+// directory), else where a file that left it went (WithMovedNote).
+grainstore::Status WhyNoHistory(const Session& s, std::string_view key,
+                                const grainstore::Status& status) {
+  if (!status.IsNotFound()) return status;
+  auto node = s.store->StatKey(s.ns, key);
+  if (!node.has_value()) return WithMovedNote(s, key, status);
+  if (node->kind == grainstore::NodeKind::kFile && node->chain_id == 0) {
+    return grainstore::Status::NotFound(fmt::format(
+        "{}; it is an unversioned file (a temp, swap, backup or .git file written through the "
+        "mount keeps only its current content, which `areev cat` reads)",
+        status.message()));
+  }
+  if (node->kind != grainstore::NodeKind::kFile) {
+    return grainstore::Status::NotFound(
+        fmt::format("{}; it is a {}", status.message(), NodeKindName(node->kind)));
+  }
+  return status;
+}
+
 int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   std::string subject;
   int code = kExitOk;
@@ -187,7 +208,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     const bool file = args.relation == grainstore::kMemoryFileRelation &&
                       args.chain_opt->count() == 0;
     return ReportError(fmt::format("history {}", subject),
-                       file ? WithMovedNote(s, subject, chain.error()) : chain.error());
+                       file ? WhyNoHistory(s, subject, chain.error()) : chain.error());
   }
   if (const int printed = PrintVersions(*s.store, *chain, subject, args.all, args.json);
       printed != kExitOk || args.json) {

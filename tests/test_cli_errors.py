@@ -508,6 +508,12 @@ def test_a_store_behind_a_directory_the_user_cannot_enter_says_so(as_nobody, run
     assert (proc.returncode, proc.stderr) == (
         3, f"areev: cannot open store {beside}: cannot reach {beside.parent}: "
            f"Permission denied\n")
+    # A command that only reads said "no such file": whether the store is
+    # there is not known to a user who may not search the directory.
+    for args in (["log"], ["cat", "/memories/a"], ["history", "/memories/a"]):
+        proc = subprocess.run(nobody + args + ["--db", str(db)], capture_output=True, text=True)
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store {db}: cannot reach {db.parent}: Permission denied\n")
 
 
 def test_a_store_in_a_directory_the_user_cannot_write_reads_as_a_snapshot(as_nobody, run_areev):

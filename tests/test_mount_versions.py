@@ -117,6 +117,10 @@ def test_children_closing_a_shared_descriptor_make_one_visible_version(mnt):
     assert len(listed) == 1 and listed[0].startswith("v000020-")
     # A coalesced version stays readable.
     assert areev(mnt.db, "cat", "/memories/s.log", "--version", "3").stdout == text[:21]
+    # diff's default old side passes over the steps of that one save: the
+    # whole first save shows, from /dev/null.
+    diff = areev(mnt.db, "diff", "/memories/s.log").stdout
+    assert diff.startswith("--- /dev/null\n") and diff.count("\n+line ") == 20, diff
 
 
 def test_separate_opens_and_fsync_are_saves_of_their_own(mnt):
@@ -757,3 +761,22 @@ def test_a_history_larger_than_the_mount_keeps_in_memory_lists_and_reads(mnt):
     assert held.read() == "v1\n"
     held.close()
     assert os.stat(folder / entries[-1].name).st_ino == entries[-1].inode()
+
+
+def test_history_of_an_unversioned_file_says_why_it_has_none(mnt):
+    # `cat` reads a swap file or .git/config; `history` said only "no history".
+    (mnt.path / "a.swp").write_text("swap\n")
+    (mnt.path / ".git").mkdir()
+    (mnt.path / ".git" / "config").write_text("[core]\n")
+    for rel in ("a.swp", ".git/config"):
+        assert areev(mnt.db, "cat", "/memories/" + rel).stdout == (mnt.path / rel).read_text()
+        proc = areev(mnt.db, "history", "/memories/" + rel, check=False)
+        assert proc.returncode == 1
+        assert proc.stderr == (f"areev: history /memories/{rel}: no history for /memories/{rel} "
+                               "(memory_file); it is an unversioned file (a temp, swap, backup "
+                               "or .git file written through the mount keeps only its current "
+                               "content, which `areev cat` reads)\n"), proc.stderr
+    proc = areev(mnt.db, "history", "/memories/.git", check=False)
+    assert (proc.returncode, proc.stderr) == (
+        1, "areev: history /memories/.git: no history for /memories/.git (memory_file); "
+           "it is a directory\n")
