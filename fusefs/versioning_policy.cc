@@ -61,6 +61,16 @@ bool IsMktempTemp(std::string_view name) {
   return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
 }
 
+// .tmp?????? : Rust's tempfile crate (NamedTempFile::new_in, the usual way
+// to save a file atomically in Rust), .tmp and 6 characters from
+// [A-Za-z0-9]; as for mktemp, six lower-case letters (.tmpfiles) or six
+// digits are a person's name.
+bool IsRustTemp(std::string_view name) {
+  if (name.size() != 10 || !StartsWith(name, ".tmp")) return false;
+  const std::string_view tail = name.substr(4);
+  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
+}
+
 }  // namespace
 
 bool IsTempName(std::string_view name) {
@@ -74,7 +84,9 @@ bool IsTempName(std::string_view name) {
   if (StartsWith(name, ".#")) return true;
   if (EndsWith(name, "___jb_tmp___") || EndsWith(name, "___jb_old___")) return true;
   if (StartsWith(name, ".goutputstream-")) return true;
-  if (IsSedTemp(name) || IsPythonTemp(name) || IsMktempTemp(name)) return true;
+  if (IsSedTemp(name) || IsPythonTemp(name) || IsMktempTemp(name) || IsRustTemp(name)) {
+    return true;
+  }
   if (EndsWith(name, ".tmp") || name.find(".tmp.") != std::string_view::npos) return true;
   if (EndsWith(name, ".vsctmp")) return true;
   if (StartsWith(name, ".~lock.") && EndsWith(name, "#")) return true;
