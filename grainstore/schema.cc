@@ -363,6 +363,14 @@ Status Migrate(Db* db) {
     // A reader that may not write reads a store an index behind as it is,
     // until a writer migrates it.
     if (db->read_only() && *version >= kOldestReadableVersion) return Status::Ok();
+    if (db->read_only() && *version != 0) {
+      // The write the migration needs would only say the store cannot be
+      // written, which a command that reads would not understand.
+      return Status::ReadOnly(fmt::format(
+          "the store has schema version {} and needs an upgrade to version {}, which this user "
+          "may not make: open it once with any areev command as a user who may write it",
+          *version, kSchemaVersion));
+    }
   }
   Transaction txn(db);
   GRAINSTORE_RETURN_IF_ERROR(txn.Begin());

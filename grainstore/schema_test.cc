@@ -119,6 +119,24 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
             3);
 }
 
+// A user who may not write a store too old to read as it is is told what
+// would make it readable, not that a read command "cannot write"; the file
+// is left as it was.
+TEST_F(SchemaTest, AStoreTooOldToReadUnmigratedSaysWhoCanUpgradeIt) {
+  std::filesystem::copy_file(GRAINSTORE_TESTDATA "/store-v1.db", path_);
+  Db db;
+  ASSERT_TRUE(db.OpenSnapshot(path_, "because of the test").ok());
+  Status refused = Migrate(&db);
+  EXPECT_EQ(refused.code(), StatusCode::kReadOnly);
+  EXPECT_EQ(refused.message(),
+            "the store has schema version 1 and needs an upgrade to version " +
+                std::to_string(kSchemaVersion) +
+                ", which this user may not make: open it once with any areev command as a "
+                "user who may write it");
+  db.Close();
+  EXPECT_EQ(RawInt("PRAGMA user_version"), 1);
+}
+
 TEST_F(SchemaTest, MigratesAVersion5StoreToSaltedGrains) {
   // A v5 store: written by this build, then its salts dropped and its stamp
   // set back, as a v5 build leaves the file.

@@ -26,6 +26,7 @@ def append_line(path, line):
         os.close(fd)
 
 
+@kernel_owns_in_writeback("O_APPEND and a cached file's size")  # noqa: F405
 def test_o_append_writes_keep_an_edit_made_meanwhile_by_another_process(mnt):
     p = mnt.path / "log.md"
     p.write_bytes(b"start\n")
@@ -218,6 +219,7 @@ def test_reads_of_a_file_another_process_rewrites_in_place_are_whole_versions(mn
 # (fusefs.md, "Deviations from POSIX"): for 2 s after its last edit, a
 # shared map of it fails with ENODEV; a private map (git's) reads the edit,
 # and a handle opened once the file was left alone maps it either way.
+@kernel_owns_in_writeback("a cached file's size at an open right after the edit")  # noqa: F405
 def test_maps_of_a_file_another_process_just_edited(mnt):
     p = mnt.path / "m.md"
     p.write_text("mine\n")

@@ -87,9 +87,7 @@ def test_memtool_write_visible_in_mount_within_a_second(mnt):
     assert os.stat(mnt.path / "seen.md").st_size == len("brand new\n")
 
 
-@pytest.mark.xfail("writeback_cache" in os.environ.get("AREEV_MOUNT_EXTRA", ""), strict=False,
-                   reason="writeback mode: the kernel keeps its cached i_size unless the "
-                   "poller evicted the inode first (docs/fusefs.md)")
+@kernel_owns_in_writeback("a cached file's size at an open right after the edit")  # noqa: F405
 def test_open_right_after_external_write_sees_it(mnt):
     p = mnt.path / "fast.md"
     p.write_text("v1 body\n")
