@@ -127,8 +127,10 @@ int main(int argc, char** argv) {
   // every subcommand, and `areev purge P --version` would print it and exit 0
   // having purged nothing.
   if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    errno = 0;
     std::fputs("areev " AREEV_VERSION "\n", stdout);
-    return std::fflush(stdout) == 0 && !std::ferror(stdout) ? cli::kExitOk : cli::kExitFailed;
+    return std::fflush(stdout) == 0 && !std::ferror(stdout) ? cli::kExitOk
+                                                             : cli::FailWritingStdout();
   }
 
   std::vector<cli::Command> commands;

@@ -277,7 +277,7 @@ def test_running_out_of_file_descriptors_is_named_as_such(areev_bin, tmp_path):
 
 
 def test_help_that_cannot_be_written_is_a_failure(areev_bin):
-    for args in (["--help"], ["cat", "--help"], ["memtool", "-h"]):
+    for args in (["--help"], ["cat", "--help"], ["memtool", "-h"], ["--version"]):
         with open("/dev/full", "wb") as full:
             proc = subprocess.run([areev_bin, *args], stdout=full, stderr=subprocess.PIPE,
                                   text=True)
