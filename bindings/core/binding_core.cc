@@ -1,6 +1,5 @@
 #include "binding_core.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -134,28 +133,32 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
     Fail(chain.error(), error);
     return rows;
   }
-  auto versions = shared->store->ChainVersions(chain->id);
-  if (!versions.has_value()) {
-    Fail(versions.error(), error);
-    return rows;
-  }
   const char* state = grainstore::ChainStateName(chain->state);
-  rows.reserve(versions->size());
-  for (const grainstore::VersionInfo& v : *versions) {
-    VersionRow row;
-    row.version = v.seq;
-    row.grain_id = v.grain_id;
-    row.created = grainstore::FormatIsoUtc(v.created_ns, 6);
-    row.created_ns = v.created_ns;
-    row.size = v.size;
-    row.op = v.op;
-    row.subject = v.subject;
-    row.transient = v.transient;
-    row.purged = v.purged;
-    row.chain_state = state;
-    rows.push_back(std::move(row));
+  // In pages: a long history is held once, as rows, not twice.
+  constexpr std::size_t kPage = 1000;
+  for (std::uint32_t after = 0;;) {
+    auto versions = shared->store->ChainVersions(chain->id, after, kPage);
+    if (!versions.has_value()) {
+      Fail(versions.error(), error);
+      return {};
+    }
+    for (const grainstore::VersionInfo& v : *versions) {
+      VersionRow row;
+      row.version = v.seq;
+      row.grain_id = v.grain_id;
+      row.created = grainstore::FormatIsoUtc(v.created_ns, 6);
+      row.created_ns = v.created_ns;
+      row.size = v.size;
+      row.op = v.op;
+      row.subject = v.subject;
+      row.transient = v.transient;
+      row.purged = v.purged;
+      row.chain_state = state;
+      rows.push_back(std::move(row));
+    }
+    if (versions->size() < kPage) return rows;
+    after = versions->back().seq;
   }
-  return rows;
 }
 
 std::string Handle::Read(std::string_view path, std::string_view version,
@@ -171,14 +174,22 @@ std::string Handle::Read(std::string_view path, std::string_view version,
   // Digits long enough to be a grain-id prefix name a version by that prefix
   // when no version has that number; a typed number must not.
   if (by_number && version.size() >= grainstore::kMinGrainPrefix) {
-    auto versions = shared->store->History(shared->ns, parsed->key);
-    if (!versions.has_value()) {
-      Fail(versions.error(), error);
+    // One probe of the chain History shows, not its whole list.
+    auto chain = shared->store->FindChain(shared->ns, parsed->key);
+    if (!chain.has_value()) {
+      Fail(chain.error(), error);
       return {};
     }
-    const bool exists = std::any_of(versions->begin(), versions->end(), [&](const auto& v) {
-      return std::to_string(v.seq) == version;
-    });
+    auto spec = grainstore::ParseVersionSpec(version);
+    bool exists = false;
+    if (spec.has_value() && spec->number != 0) {
+      auto at = shared->store->ChainVersions(chain->id, spec->number - 1, 1);
+      if (!at.has_value()) {
+        Fail(at.error(), error);
+        return {};
+      }
+      exists = !at->empty() && at->front().seq == spec->number;
+    }
     if (!exists) {
       Fail(grainstore::Status::NotFound(parsed->key + " has no version " + std::string(version)),
            error);
