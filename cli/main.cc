@@ -2,12 +2,15 @@
 // CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
 #include <malloc.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -43,26 +46,39 @@ int ExitAfterHelp(const CLI::App& app, const CLI::Error& e) {
   return std::cout.fail() ? cli::FailWritingStdout() : code;
 }
 
-// Whether `arg` (as typed: "--db", "--db=x", "-h", "-U3") names an option of
-// the app or of `command`, or is --version, which only the whole command
-// line may hold.
+// Whether `arg` names an option of the app or of `command` as it would be
+// typed alone: a long option with or without its value ("--db", "--db=x"),
+// a short option exactly ("-h", not "-hx", which may be a value), or
+// --version, which only the whole command line may hold.
 bool NamesAnOption(const CLI::App& app, const CLI::App& command, std::string_view arg) {
   if (arg.size() < 2 || arg[0] != '-' || arg == "--") return false;
-  const std::string name(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg.substr(0, 2));
+  const std::string name(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg);
+  if (!name.starts_with("--") && name.size() != 2) return false;
   return name == "--version" || app.get_option_no_throw(name) != nullptr ||
          command.get_option_no_throw(name) != nullptr;
 }
+
+// Values given after an option's '=' ("--ns=-h": the option, then its value),
+// which are never taken for another option.
+using InlineValues = std::set<std::pair<std::string, std::string>>;
 
 // An option written without its value takes the next argument as one, and
 // CLI11 lets that be another option: `--db --durable` would open a store
 // named "--durable", not durably; `--db -h` would make a store named "-h".
 // The value of each option given, when it names one of the command's own
-// options, short or long (empty: none).
-std::string OptionTakenAsValue(const CLI::App& app, const CLI::App& command) {
+// options, short or long, and was not written after the option's '='
+// (empty: none).
+std::string OptionTakenAsValue(const CLI::App& app, const CLI::App& command,
+                               const InlineValues& inline_values) {
   for (const CLI::App* scope : {&app, &command}) {
     for (const CLI::Option* option : scope->get_options()) {
       for (const std::string& value : option->results()) {
         if (!NamesAnOption(app, command, value)) continue;
+        const bool written_inline =
+            std::any_of(inline_values.begin(), inline_values.end(), [&](const auto& given) {
+              return given.second == value && option->check_name(given.first);
+            });
+        if (written_inline) continue;
         return fmt::format("{} needs a value, but the next argument is the option {}",
                            option->get_name(), value);
       }
@@ -87,18 +103,24 @@ bool TakesAValue(const CLI::App& app, const std::string& name) {
 // option that takes a value split into `--name` and an empty argument:
 // CLI11 reads `--ns=` as `--ns` alone and takes the next argument as its
 // value, so `--ns= store.db` wrote to ./agent.db in a namespace "store.db".
-std::vector<std::string> SplitEmptyValues(const CLI::App& app, int argc, char** argv) {
+// Each `--name=value` is noted in `inline_values`.
+std::vector<std::string> SplitEmptyValues(const CLI::App& app, int argc, char** argv,
+                                          InlineValues* inline_values) {
   std::vector<std::string> out;
   bool options_end = false;
   for (int i = 0; i < argc; ++i) {
     const std::string_view arg = argv[i];
     options_end = options_end || arg == "--";
-    if (i > 0 && !options_end && arg.starts_with("--") && arg.size() > 3 &&
-        arg.find('=') == arg.size() - 1 &&
-        TakesAValue(app, std::string(arg.substr(0, arg.size() - 1)))) {
-      out.emplace_back(arg.substr(0, arg.size() - 1));
-      out.emplace_back();
-      continue;
+    const std::size_t eq = arg.find('=');
+    if (i > 0 && !options_end && arg.starts_with("--") && eq != std::string_view::npos &&
+        eq > 2) {
+      const std::string name(arg.substr(0, eq));
+      if (eq == arg.size() - 1 && TakesAValue(app, name)) {
+        out.push_back(name);
+        out.emplace_back();
+        continue;
+      }
+      inline_values->emplace(name, std::string(arg.substr(eq + 1)));
     }
     out.emplace_back(arg);
   }
@@ -145,7 +167,8 @@ int main(int argc, char** argv) {
                         "(default: default), --durable; see areev --help and docs/cli.md");
   }
 
-  std::vector<std::string> args = SplitEmptyValues(app, argc, argv);
+  InlineValues inline_values;
+  std::vector<std::string> args = SplitEmptyValues(app, argc, argv, &inline_values);
   std::vector<char*> arg_ptrs;
   for (std::string& arg : args) arg_ptrs.push_back(arg.data());
   try {
@@ -159,7 +182,8 @@ int main(int argc, char** argv) {
     // not the argument left over after it.
     for (const auto& command : commands) {
       if (!command.app->parsed()) continue;
-      if (std::string taken = OptionTakenAsValue(app, *command.app); !taken.empty()) {
+      if (std::string taken = OptionTakenAsValue(app, *command.app, inline_values);
+        !taken.empty()) {
         return cli::Fail(cli::kExitUsage, taken);
       }
     }
@@ -195,7 +219,8 @@ int main(int argc, char** argv) {
   if (!app.got_subcommand("mount")) KeepLargeBlocksInTheHeap();
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
-    if (std::string taken = OptionTakenAsValue(app, *command.app); !taken.empty()) {
+    if (std::string taken = OptionTakenAsValue(app, *command.app, inline_values);
+        !taken.empty()) {
       return cli::Fail(cli::kExitUsage, taken);
     }
     return command.run();

@@ -295,7 +295,7 @@ def test_an_option_missing_its_value_never_takes_another_option_as_it(run_areev,
         (["add", "--subject", "a", "--relation", "b", "--db", "-h"], "--db"),
         (["memtool", '{"command":"view","path":"/memories"}', "--db", "--version"], "--db"),
         (["memtool", '{"command":"view","path":"/memories"}', "--ns", "-h"], "--ns"),
-        (["diff", "/memories/a", "--db", "-U3"], "--db"),
+        (["diff", "/memories/a", "--db", "-U"], "--db"),
         (["cat", "/memories/a", "--db", "--version", "1"], "--db"),
     ]:
         proc = run_areev(*args, cwd=tmp_path)
@@ -306,6 +306,14 @@ def test_an_option_missing_its_value_never_takes_another_option_as_it(run_areev,
     # Given with `=`, a value that is no option of the command is taken as it is.
     ok = run_areev("add", "--subject=-x", "--relation", "b", "--db", "s.db", cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
+    # So is one that is, written after the '=', and a value that only starts
+    # like a short option: "-hx" is a valid namespace, "-hyphen" an object.
+    for args in (["--ns=-h"], ["--ns", "-hx"], ["--object=-hyphen"],
+                 ["--object", "-hyphen", "--context", "-h is for help"]):
+        ok = run_areev("add", "--subject", "s", "--relation", "r", *args, "--db", "s.db",
+                       cwd=tmp_path)
+        assert ok.returncode == 0, (args, ok.stderr)
+    assert "-hyphen" in run_areev("recall", "--subject", "s", "--db", "s.db", cwd=tmp_path).stdout
 
 
 def test_an_option_given_as_name_equals_nothing_has_an_empty_value(run_areev, tmp_path):
