@@ -363,17 +363,22 @@ Status Migrate(Db* db) {
     // A reader that may not write reads a store an index behind as it is,
     // until a writer migrates it.
     if (db->read_only() && *version >= kOldestReadableVersion) return Status::Ok();
-    if (db->read_only() && *version != 0) {
-      // The write the migration needs would only say the store cannot be
-      // written, which a command that reads would not understand.
-      return Status::ReadOnly(fmt::format(
-          "the store has schema version {} and needs an upgrade to version {}, which this user "
-          "may not make: open it once with any areev command as a user who may write it",
-          *version, kSchemaVersion));
-    }
   }
   Transaction txn(db);
-  GRAINSTORE_RETURN_IF_ERROR(txn.Begin());
+  if (Status begun = txn.Begin(); !begun.ok()) {
+    // A reader that may not write (a snapshot) of a store too old to read as
+    // it is: the refusal alone ("cannot be written") would puzzle a command
+    // that only reads, so it says what the write was for; code and reason
+    // (read-only, or a full disk) stay the refusal's.
+    if (!db->read_only()) return begun;
+    auto version = CheckedVersion(db);
+    if (!version.has_value() || *version == 0) return begun;
+    std::string message = fmt::format(
+        "the store has schema version {} and needs an upgrade to version {} before it can be "
+        "read: {}",
+        *version, kSchemaVersion, begun.message());
+    return std::move(begun).WithMessage(std::move(message));
+  }
   auto version = CheckedVersion(db);  // again: another process may have migrated it
   if (!version.has_value()) return version.error();
   if (*version == kSchemaVersion) return txn.Commit();

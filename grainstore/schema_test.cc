@@ -119,9 +119,9 @@ TEST_F(SchemaTest, MigratesAVersion1Store) {
             3);
 }
 
-// A user who may not write a store too old to read as it is is told what
-// would make it readable, not that a read command "cannot write"; the file
-// is left as it was.
+// A snapshot reader (a user who may not write, a full disk) of a store too
+// old to read as it is is told the write was an upgrade, with the
+// snapshot's reason; the file is left as it was.
 TEST_F(SchemaTest, AStoreTooOldToReadUnmigratedSaysWhoCanUpgradeIt) {
   std::filesystem::copy_file(GRAINSTORE_TESTDATA "/store-v1.db", path_);
   Db db;
@@ -131,8 +131,7 @@ TEST_F(SchemaTest, AStoreTooOldToReadUnmigratedSaysWhoCanUpgradeIt) {
   EXPECT_EQ(refused.message(),
             "the store has schema version 1 and needs an upgrade to version " +
                 std::to_string(kSchemaVersion) +
-                ", which this user may not make: open it once with any areev command as a "
-                "user who may write it");
+                " before it can be read: the store cannot be written: because of the test");
   db.Close();
   EXPECT_EQ(RawInt("PRAGMA user_version"), 1);
 }

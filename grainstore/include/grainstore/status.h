@@ -65,6 +65,11 @@ class [[nodiscard]] Status {
     sys_errno_ = sys_errno;
     return std::move(*this);
   }
+  // The same failure (code and errno) told with another message.
+  Status WithMessage(std::string msg) && {
+    message_ = std::move(msg);
+    return std::move(*this);
+  }
 
   // "NotFound: <message>", for logs.
   std::string ToString() const;
