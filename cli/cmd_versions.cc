@@ -174,25 +174,23 @@ const char* NodeKindName(grainstore::NodeKind kind) {
   return "file";
 }
 
-// A memory path without a chain: what lies there instead, when something
-// does (a file written unversioned through the mount, which `cat` reads; a
-// directory), else where a file that left it went (WithMovedNote).
+// A memory path without a chain: where a file that left it went
+// (WithMovedNote), and what lies there instead, when something does (a file
+// written unversioned through the mount, which `cat` reads; a directory).
 grainstore::Status WhyNoHistory(const Session& s, std::string_view key,
                                 const grainstore::Status& status) {
-  if (!status.IsNotFound()) return status;
+  grainstore::Status why = WithMovedNote(s, key, status);
+  if (!status.IsNotFound()) return why;
   auto node = s.store->StatKey(s.ns, key);
-  if (!node.has_value()) return WithMovedNote(s, key, status);
+  if (!node.has_value()) return why;
+  std::string message = why.message();
   if (node->kind == grainstore::NodeKind::kFile && node->chain_id == 0) {
-    return grainstore::Status::NotFound(fmt::format(
-        "{}; it is an unversioned file (a temp, swap, backup or .git file written through the "
-        "mount keeps only its current content, which `areev cat` reads)",
-        status.message()));
+    message += "; it is an unversioned file (a temp, swap, backup or .git file written through "
+               "the mount keeps only its current content, which `areev cat` reads)";
+  } else if (node->kind != grainstore::NodeKind::kFile) {
+    message += fmt::format("; it is a {}", NodeKindName(node->kind));
   }
-  if (node->kind != grainstore::NodeKind::kFile) {
-    return grainstore::Status::NotFound(
-        fmt::format("{}; it is a {}", status.message(), NodeKindName(node->kind)));
-  }
-  return status;
+  return std::move(why).WithMessage(std::move(message));
 }
 
 int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {

@@ -447,18 +447,39 @@ def test_a_long_history_and_log_print_in_bounded_memory(areev_bin, db):
 # store damaged past their first pages wrote 720 KB of an unclosed array
 # before exit 3; a failed command prints nothing on stdout (docs/cli.md).
 def test_a_log_or_history_the_store_cannot_read_prints_nothing(areev_bin, db):
+    import sqlite3
+
+    def edits(n, start):
+        return [json.dumps({"command": "str_replace", "path": "/memories/h.md",
+                            "old_str": "ab"[i % 2], "new_str": "ba"[i % 2]})
+                for i in range(start, start + n)]
+
+    # h.md's versions before and after other files' rows: its first versions
+    # and the log's first entries lie in pages written early, its last ones
+    # in the pages damaged below.
     lines = [json.dumps({"command": "create", "path": "/memories/h.md", "file_text": "a\n"})]
+    lines += edits(1500, 0)
     lines += [json.dumps({"command": "create", "path": f"/memories/f{i}.md",
                           "file_text": "x" * 200}) for i in range(3000)]
-    lines += [json.dumps({"command": "str_replace", "path": "/memories/h.md",
-                          "old_str": "ab"[i % 2], "new_str": "ba"[i % 2]}) for i in range(3000)]
+    lines += edits(1500, 1500)
     subprocess.run([areev_bin, "memtool", "--batch", "--db", db], input="\n".join(lines) + "\n",
                    capture_output=True, text=True, check=True, timeout=300)
+    chain = json.loads(subprocess.run([areev_bin, "history", "/memories/h.md", "--json", "--db",
+                                       db], capture_output=True, text=True).stdout)[0]["chain_id"]
     pages = os.path.getsize(db) // 4096
-    with open(db, "r+b") as f:  # the last quarter: op-log entries and versions
+    with open(db, "r+b") as f:  # the last quarter
         for page in range(pages * 3 // 4, pages):
             f.seek(page * 4096)
             f.write(b"\xff" * 4096)
+    # The first page of each listing still reads, the whole does not: one
+    # pass printing as it read would print that page before failing.
+    con = sqlite3.connect(db)
+    for table, where in (("grains", f"chain_id = {chain} AND "), ("oplog", "")):
+        first = f"SELECT * FROM {table} WHERE {where}seq > 0 ORDER BY seq LIMIT 1000"
+        assert len(con.execute(first).fetchall()) == 1000, table
+        with pytest.raises(sqlite3.DatabaseError):
+            con.execute(f"SELECT * FROM {table} WHERE {where}seq > 0 ORDER BY seq").fetchall()
+    con.close()
     for args in (["log", "--json"], ["log"], ["history", "/memories/h.md", "--json"],
                  ["history", "/memories/h.md"]):
         proc = subprocess.run([areev_bin, *args, "--db", db], capture_output=True, text=True,
@@ -466,3 +487,14 @@ def test_a_log_or_history_the_store_cannot_read_prints_nothing(areev_bin, db):
         assert proc.returncode == 3, (args, proc.stderr)
         assert proc.stdout == "", args
         assert "malformed" in proc.stderr, (args, proc.stderr)
+
+
+def test_a_path_left_by_a_file_and_now_a_directory_says_both(run_areev, db, m):
+    m(command="create", path="/memories/d.md", file_text="x\n")
+    m(command="rename", old_path="/memories/d.md", new_path="/memories/e.md")
+    m(command="create", path="/memories/d.md/x.md", file_text="y\n")
+    proc = run_areev("history", "/memories/d.md", "--db", db)
+    assert proc.returncode == 1
+    assert re.fullmatch(r"areev: history /memories/d\.md: no history for /memories/d\.md "
+                        r"\(memory_file\); moved away at \S+Z, now at /memories/e\.md; "
+                        r"it is a directory\n", proc.stderr), proc.stderr
