@@ -72,19 +72,14 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   std::optional<grainstore::ChainInfo> left;
   std::string now_at;
   auto lay_at_key = [&](grainstore::ChainId id) {
-    // Page by page: a chain may have a million versions.
-    constexpr std::size_t kPage = 1000;
     bool there = false;
     std::string last;
-    for (std::uint32_t after = 0;;) {
-      auto page = s.store->ChainVersions(id, after, kPage);
-      if (!page.has_value()) return std::string();
-      for (const grainstore::VersionInfo& v : *page) there = there || v.subject == key;
-      if (!page->empty()) last = page->back().subject;
-      if (page->size() < kPage) break;
-      after = page->back().seq;
-    }
-    return there ? last : std::string();
+    const grainstore::Status read = s.store->ForEachVersion(id, [&](const auto& v) {
+      there = there || v.subject == key;
+      last = v.subject;
+      return true;
+    });
+    return read.ok() && there ? last : std::string();
   };
   if (away.chain != 0) {
     now_at = lay_at_key(away.chain);

@@ -88,28 +88,17 @@ std::string VersionNote(const grainstore::VersionInfo& v) {
   return "";
 }
 
-// Versions are read in pages and printed as they come, so a chain of a
-// million versions is never held at once.
-constexpr std::size_t kVersionPage = 1000;
-
 // Calls `visit` for each version of `chain` up to `last_seq` (0: all) that
-// `all` shows (transient ones only with --all). Stops when `visit` returns
-// false.
+// `all` shows (transient ones only with --all), page by page
+// (Store::ForEachVersion), so a chain of a million versions is never held at
+// once. Stops when `visit` returns false.
 template <typename Visit>
 grainstore::Status ForEachVersion(grainstore::Store& store, grainstore::ChainId chain, bool all,
                                   std::uint32_t last_seq, Visit visit) {
-  std::uint32_t cursor = 0;
-  for (;;) {
-    auto page = store.ChainVersions(chain, cursor, kVersionPage);
-    if (!page.has_value()) return page.error();
-    for (const grainstore::VersionInfo& v : *page) {
-      if (last_seq != 0 && v.seq > last_seq) return grainstore::Status::Ok();
-      if (v.transient && !all) continue;
-      if (!visit(v)) return grainstore::Status::Ok();
-    }
-    if (page->size() < kVersionPage) return grainstore::Status::Ok();
-    cursor = page->back().seq;
-  }
+  return store.ForEachVersion(chain, [&](const grainstore::VersionInfo& v) {
+    if (last_seq != 0 && v.seq > last_seq) return false;
+    return (v.transient && !all) || visit(v);
+  });
 }
 
 std::vector<std::string> HistoryRow(const grainstore::VersionInfo& v) {

@@ -248,20 +248,16 @@ int HistoryTree::ListVersions(const std::string& key, std::vector<DirEntry>* out
   auto chain = store_->FindChain(ns_, key);
   if (!chain) return StatusToErrno(chain.error());
   std::string_view base = grainstore::BaseName(key);
-  // In pages, so a long history is held once, as entries, not twice.
-  constexpr std::size_t kPage = 1024;
-  for (std::uint32_t after = 0;;) {
-    auto page = store_->ChainVersions(chain->id, after, kPage);
-    if (!page) return StatusToErrno(page.error());
-    for (const VersionInfo& v : *page) {
-      // Transient versions (saves coalesced into a later one) are reachable
-      // by name, like `areev history --all` shows them, but not listed.
-      if (v.purged || v.transient) continue;
+  // Page by page, so a long history is held once, as entries, not twice.
+  const grainstore::Status read = store_->ForEachVersion(chain->id, [&](const VersionInfo& v) {
+    // Transient versions (saves coalesced into a later one) are reachable
+    // by name, like `areev history --all` shows them, but not listed.
+    if (!v.purged && !v.transient) {
       AppendEntry(VersionFileName(v, base), Node{Kind::kVersion, key, v}, out);
     }
-    if (page->size() < kPage) return 0;
-    after = page->back().seq;
-  }
+    return true;
+  });
+  return read.ok() ? 0 : StatusToErrno(read);
 }
 
 int HistoryTree::List(fuse_ino_t dir, std::vector<DirEntry>* out) {

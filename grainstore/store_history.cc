@@ -138,6 +138,18 @@ Result<std::vector<VersionInfo>> Store::ChainVersions(ChainId chain, std::uint32
   return impl_->Versions(chain, after_seq, limit);
 }
 
+Status Store::ForEachVersion(ChainId chain, const VersionVisitor& visit) {
+  for (std::uint32_t after = 0;;) {
+    auto page = ChainVersions(chain, after, kVersionPage);
+    if (!page) return page.error();
+    for (const VersionInfo& v : *page) {
+      if (!visit(v)) return Status::Ok();
+    }
+    if (page->size() < kVersionPage) return Status::Ok();
+    after = page->back().seq;
+  }
+}
+
 Result<std::vector<ChainInfo>> Store::ChainsAt(NsId ns, std::string_view subject,
                                                std::string_view relation) {
   std::lock_guard lock(impl_->mu);
@@ -221,8 +233,7 @@ Result<VersionRef> LocateAtPath(StoreImpl* s, NsId ns, std::string_view subject,
     if (other.id == chain->id) continue;
     auto versions = s->VersionCandidates(other.id, VersionSpec{0, spec.id_prefix});
     if (!versions) return versions.error();
-    for (const VersionInfo& v : *versions) {
-      if (!v.grain_id.starts_with(spec.id_prefix)) continue;
+    for (const VersionInfo& v : *versions) {  // each one starts with the prefix
       found = VersionRef{other.id, v.seq};
       ++matches;
     }

@@ -74,6 +74,12 @@ TEST_F(VersionLookupTest, ChainVersionsComeInPagesAndPrefixesReachEveryVersion) 
   EXPECT_EQ(store_->ChainVersions(chain, 5, 2)->size(), 0u);
   EXPECT_EQ(store_->ChainVersions(chain, 0, 0)->size(), 5u);
   EXPECT_EQ(store_->ChainVersions(chain, 3)->size(), 2u);
+  std::vector<std::uint32_t> visited;
+  ASSERT_TRUE(store_->ForEachVersion(chain, [&](const VersionInfo& v) {
+                      visited.push_back(v.seq);
+                      return v.seq < 3;  // stops after the third
+                    }).ok());
+  EXPECT_EQ(visited, (std::vector<std::uint32_t>{1, 2, 3}));
   for (const VersionInfo& v : all) {
     EXPECT_EQ(*store_->ReadVersion(ns_, key, v.grain_id.substr(0, 7)),
               "v" + std::to_string(v.seq) + "\n");

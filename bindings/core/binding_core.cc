@@ -134,31 +134,28 @@ std::vector<VersionRow> Handle::History(std::string_view path, BindingError* err
     return rows;
   }
   const char* state = grainstore::ChainStateName(chain->state);
-  // In pages: a long history is held once, as rows, not twice.
-  constexpr std::size_t kPage = 1000;
-  for (std::uint32_t after = 0;;) {
-    auto versions = shared->store->ChainVersions(chain->id, after, kPage);
-    if (!versions.has_value()) {
-      Fail(versions.error(), error);
-      return {};
-    }
-    for (const grainstore::VersionInfo& v : *versions) {
-      VersionRow row;
-      row.version = v.seq;
-      row.grain_id = v.grain_id;
-      row.created = grainstore::FormatIsoUtc(v.created_ns, 6);
-      row.created_ns = v.created_ns;
-      row.size = v.size;
-      row.op = v.op;
-      row.subject = v.subject;
-      row.transient = v.transient;
-      row.purged = v.purged;
-      row.chain_state = state;
-      rows.push_back(std::move(row));
-    }
-    if (versions->size() < kPage) return rows;
-    after = versions->back().seq;
+  // Page by page: a long history is held once, as rows, not twice.
+  const grainstore::Status read =
+      shared->store->ForEachVersion(chain->id, [&](const grainstore::VersionInfo& v) {
+        VersionRow row;
+        row.version = v.seq;
+        row.grain_id = v.grain_id;
+        row.created = grainstore::FormatIsoUtc(v.created_ns, 6);
+        row.created_ns = v.created_ns;
+        row.size = v.size;
+        row.op = v.op;
+        row.subject = v.subject;
+        row.transient = v.transient;
+        row.purged = v.purged;
+        row.chain_state = state;
+        rows.push_back(std::move(row));
+        return true;
+      });
+  if (!read.ok()) {
+    Fail(read, error);
+    return {};
   }
+  return rows;
 }
 
 std::string Handle::Read(std::string_view path, std::string_view version,

@@ -251,6 +251,13 @@ class Store {
   // op-log.
   Result<std::vector<VersionInfo>> ChainVersions(ChainId chain, std::uint32_t after_seq = 0,
                                                  std::size_t limit = 0);
+  // Calls `visit` for each version of chain `chain`, oldest first, until it
+  // returns false. Reads ChainVersions' pages of kVersionPage, so a chain of
+  // a million versions is never held at once; no lock of the Store is held
+  // while `visit` runs, and each page is read in a transaction of its own.
+  static constexpr std::size_t kVersionPage = 1000;
+  using VersionVisitor = std::function<bool(const VersionInfo& version)>;
+  Status ForEachVersion(ChainId chain, const VersionVisitor& visit);
   // Body of one version. `version` is a 1-based number or a grain-id prefix
   // (at least 6 hex chars). A number names a version of the chain History
   // shows; a grain id is looked for in every chain at `subject` (an older
