@@ -24,10 +24,11 @@ bool IsIntegerLiteral(std::string_view s) {
 // members it knows (IsCommandMember), each array or object among them kept
 // as an empty one of its kind, except `view_range`, whose first three items
 // are kept (Dispatch asks whether it holds exactly two integers), an array
-// or object among them as an empty one again. Whatever lies deeper is read and dropped, so a
-// command's memory stays a small multiple of its text however it nests (a
-// whole document of nested arrays took 75 times its size). Integer literals
-// too wide for 64 bits stay integers, clamped (see json_input.h).
+// or object among them as an empty one again. Whatever lies deeper is read
+// and dropped, so a command's memory stays a small multiple of its text
+// however it nests (a whole document of nested arrays took 75 times its
+// size). Integer literals too wide for 64 bits stay integers, clamped (see
+// json_input.h).
 class Builder {
  public:
   explicit Builder(JsonInput* out) : out_(out) {}
