@@ -27,6 +27,7 @@
 #include "log.h"
 #include "mount_table.h"
 #include "ops.h"
+#include "stop_signals.h"
 
 extern char** environ;
 
@@ -328,15 +329,16 @@ int RunMount(const MountOptions& given) {
   if (!new_store) {
     if (int rc = open_before_fork(); rc != 0) return rc;
   }
-  if (fuse_set_signal_handlers(se.get()) != 0) return 1;
-  if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
-    fuse_remove_signal_handlers(se.get());
+  std::string signal_error;
+  std::unique_ptr<StopSignals> signals = StopSignals::Install(se.get(), &signal_error);
+  if (!signals) {
+    Log(LogLevel::kError, "{}", signal_error);
     return 1;
   }
+  if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) return 1;
   if (new_store) {
     if (int rc = open_before_fork(); rc != 0) {
       fuse_session_unmount(se.get());
-      fuse_remove_signal_handlers(se.get());
       return rc;
     }
   }
@@ -346,7 +348,6 @@ int RunMount(const MountOptions& given) {
     LogToSyslog();
     if (OpenStore(options, &opened) != 0) {
       fuse_session_unmount(se.get());
-      fuse_remove_signal_handlers(se.get());
       return 1;
     }
   }
@@ -355,16 +356,18 @@ int RunMount(const MountOptions& given) {
   if (!attached.ok()) {
     Log(LogLevel::kError, "cannot load the namespace root: {}", attached.ToString());
     fuse_session_unmount(se.get());
-    fuse_remove_signal_handlers(se.get());
     return 1;
   }
   fs.set_session(se.get());
   fs.coherence().Start(kPollIntervalMs);
+  // A stop signal stops the poller while the workers still answer (a drop
+  // of a name it is sending may wait for a lookup), then ends the loop.
+  signals->Start([&fs] { fs.coherence().Stop(); });
   int loop = Loop(se.get(), options);
+  signals->Finish();
   fs.coherence().Stop();
   fs.SealAll();
   fuse_session_unmount(se.get());
-  fuse_remove_signal_handlers(se.get());
   if (loop < 0) {
     Log(LogLevel::kError, "session loop failed: {}", loop);
     return 1;

@@ -183,3 +183,80 @@ def test_kill9_while_another_process_edits_files_the_mount_is_opening(tmp_path):
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
+
+
+# A --batch feed that keeps renaming one file along a row of names in one
+# directory, paced, so that the daemon's poller keeps dropping names there.
+RENAMER = r"""
+import json, sys, time
+for i in range(3000):
+    print(json.dumps({"command": "rename", "old_path": f"/memories/d/a{i}.md",
+                      "new_path": f"/memories/d/a{i + 1}.md"}), flush=True)
+    time.sleep(0.002)
+"""
+
+
+# Issue: on SIGTERM (or SIGINT, SIGHUP) libfuse's handlers ended the session
+# loop, whose workers were then cancelled before the daemon stopped its
+# poller. A poller dropping a name another process had just changed waits for
+# the directory's lock, held by a lookup there that no worker was left to
+# answer: the daemon never exited (2 rounds in 10 on the build before), and
+# neither did anything touching the mount. Now a signal stops the poller
+# while the workers still answer, and only then ends the loop.
+def test_sigterm_while_another_process_renames_names_the_mount_looks_up(tmp_path):
+    import random
+    import threading
+    db = tmp_path / "agent.db"
+    rng = random.Random(11)
+    for round_ in range(12):
+        memtool(db, {"command": "delete", "path": "/memories/d"})  # the last round's
+        memtool(db, {"command": "create", "path": "/memories/d/a0.md", "file_text": "x\n"})
+        m = Mount(db, tmp_path / "mnt").start()
+        conn = fuse_connection(m.path)
+        (m.path / "kept.md").write_text(f"round {round_}\n")
+        stop = threading.Event()
+
+        def look_up():
+            d = m.path / "d"
+            first = 0
+            while not stop.is_set():
+                for n in range(first, first + 20):
+                    try:
+                        os.stat(d / f"a{n}.md")
+                    except OSError:
+                        pass
+                try:
+                    names = sorted(int(n[1:-3]) for n in os.listdir(d))
+                    first = max(0, names[0] - 5) if names else first
+                except (OSError, ValueError):
+                    pass
+
+        threads = [threading.Thread(target=look_up) for _ in range(3)]
+        for t in threads:
+            t.start()
+        feed = subprocess.Popen([sys.executable, "-c", RENAMER], stdout=subprocess.PIPE)
+        cli = subprocess.Popen([str(areev_path()), "memtool", "--batch", "--db", str(db)],
+                               stdin=feed.stdout, stdout=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.4, 1.0))
+        m.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = m.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            rc = None
+        if rc is None and conn and os.path.exists(conn):
+            with open(conn + "/abort", "w") as f:  # so that the threads and the suite go on
+                f.write("1")
+            m.proc.wait(timeout=10)
+        stop.set()
+        feed.kill()
+        cli.wait(timeout=60)
+        feed.wait()
+        for t in threads:
+            t.join(timeout=30)
+        assert rc == 0, f"round {round_}: the daemon did not exit on SIGTERM ({rc})\n{m.log()}"
+        assert wait_for(lambda: not mounted(m.path), timeout=10.0), f"round {round_}"
+        assert areev(db, "cat", "/memories/kept.md").stdout == f"round {round_}\n"
+        check_daemon_log(m.log())  # noqa: F405
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()

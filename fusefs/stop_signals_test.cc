@@ -1,0 +1,113 @@
+#include "stop_signals.h"
+
+#include <fuse_lowlevel.h>
+#include <gtest/gtest.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+namespace fusefs {
+namespace {
+
+// A session that is never mounted: enough for fuse_session_exit/exited.
+class Session {
+ public:
+  Session() {
+    fuse_opt_add_arg(&args_, "stop_signals_test");
+    const fuse_lowlevel_ops ops{};
+    se_ = fuse_session_new(&args_, &ops, sizeof ops, nullptr);
+  }
+  ~Session() {
+    if (se_) fuse_session_destroy(se_);
+    fuse_opt_free_args(&args_);
+  }
+  fuse_session* get() const { return se_; }
+
+ private:
+  fuse_args args_ = FUSE_ARGS_INIT(0, nullptr);
+  fuse_session* se_ = nullptr;
+};
+
+void (*HandlerOf(int sig))(int) {
+  struct sigaction now {};
+  sigaction(sig, nullptr, &now);
+  return now.sa_handler;
+}
+
+TEST(StopSignalsTest, ASignalRunsBeforeExitThenEndsTheLoopsWait) {
+  Session session;
+  ASSERT_NE(session.get(), nullptr);
+  std::string error;
+  std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
+  ASSERT_TRUE(stop) << error;
+  std::atomic<int> calls{0};
+  std::atomic<bool> exited_first{true};
+  stop->Start([&] {
+    exited_first = fuse_session_exited(session.get()) != 0;
+    ++calls;
+  });
+  kill(getpid(), SIGTERM);
+  // As fuse_session_loop_mt waits: nothing posts this semaphore, so only a
+  // signal to this thread ends each wait.
+  sem_t never;
+  sem_init(&never, 0, 0);
+  while (!fuse_session_exited(session.get())) sem_wait(&never);
+  sem_destroy(&never);
+  EXPECT_TRUE(stop->Finish());
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_FALSE(exited_first.load()) << "the session was told to exit before before_exit ran";
+}
+
+TEST(StopSignalsTest, WithoutASignalFinishLeavesTheSessionAlone) {
+  Session session;
+  ASSERT_NE(session.get(), nullptr);
+  std::string error;
+  std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
+  ASSERT_TRUE(stop) << error;
+  std::atomic<int> calls{0};
+  stop->Start([&] { ++calls; });
+  EXPECT_FALSE(stop->Finish());  // the loop ended first, as on an unmount
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(fuse_session_exited(session.get()), 0);
+}
+
+TEST(StopSignalsTest, ASignalBeforeStartIsActedOnAtStart) {
+  Session session;
+  ASSERT_NE(session.get(), nullptr);
+  std::string error;
+  std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
+  ASSERT_TRUE(stop) << error;
+  raise(SIGHUP);  // before the daemon forks and starts the thread
+  EXPECT_EQ(fuse_session_exited(session.get()), 0);
+  std::atomic<int> calls{0};
+  stop->Start([&] { ++calls; });
+  sem_t never;
+  sem_init(&never, 0, 0);
+  while (!fuse_session_exited(session.get())) sem_wait(&never);
+  sem_destroy(&never);
+  EXPECT_TRUE(stop->Finish());
+  EXPECT_EQ(calls.load(), 1);
+}
+
+TEST(StopSignalsTest, TheHandlersFoundAreRestored) {
+  Session session;
+  ASSERT_NE(session.get(), nullptr);
+  const auto term = HandlerOf(SIGTERM);
+  const auto pipe = HandlerOf(SIGPIPE);
+  {
+    std::string error;
+    std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
+    ASSERT_TRUE(stop) << error;
+    EXPECT_NE(HandlerOf(SIGTERM), term);
+    EXPECT_EQ(HandlerOf(SIGPIPE), SIG_IGN);
+  }
+  EXPECT_EQ(HandlerOf(SIGTERM), term);
+  EXPECT_EQ(HandlerOf(SIGPIPE), pipe);
+}
+
+}  // namespace
+}  // namespace fusefs
