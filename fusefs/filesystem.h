@@ -20,6 +20,7 @@
 
 #include "grainstore/store.h"
 #include "inode_table.h"
+#include "open_handles.h"
 #include "sent_back.h"
 #include "space_guard.h"
 
@@ -155,6 +156,8 @@ class Filesystem {
   static bool IsSyncHandle(std::uint64_t fh) { return (fh & kSyncHandleBit) != 0; }
   // Threads sent back by opens of files other processes deleted or moved.
   SentBack& sent_back() { return sent_back_; }
+  // The handles of open directories and `.history` versions.
+  OpenHandles& handles() { return handles_; }
   // Called after the last handle of a file was released (its mutex not held):
   // keeps its clean body loaded for the next open, dropping the bodies of the
   // files released longest ago beyond kKeptBodies and kKeptBytes. `bytes`:
@@ -218,6 +221,7 @@ class Filesystem {
   static constexpr std::uint64_t kSyncHandleBit = std::uint64_t{1} << 63;
   std::atomic<std::uint64_t> next_handle_{1};
   SentBack sent_back_{kSentBackPassNs};
+  OpenHandles handles_;
   bool want_writeback_ = false;
   InodeTable inodes_;
   std::unique_ptr<HistoryTree> history_;

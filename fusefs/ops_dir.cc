@@ -73,7 +73,7 @@ int Snapshot(Filesystem& fs, fuse_ino_t ino, std::vector<DirEntry>* out) {
 void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
                    bool plus) {
   Filesystem& fs = Fs(req);
-  auto* handle = reinterpret_cast<DirHandle*>(fi->fh);
+  auto* handle = OpenHandles::Get<DirHandle>(fi->fh);
   std::vector<char> buf(size);
   std::size_t used = 0;
   int err = 0;
@@ -222,9 +222,8 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       if (!dir) return (void)fuse_reply_err(req, ESTALE);
       if (fs.SendsBackNode(fuse_req_ctx(req)->pid, *dir)) return (void)fuse_reply_err(req, ESTALE);
     }
-    auto* handle = new DirHandle();
-    fi->fh = reinterpret_cast<uint64_t>(handle);
-    if (fuse_reply_open(req, fi) != 0) delete handle;
+    fi->fh = fs.handles().Add(std::make_unique<DirHandle>());
+    if (fuse_reply_open(req, fi) != 0) fs.handles().Remove(fi->fh);
   });
 }
 
@@ -237,7 +236,7 @@ void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
 }
 
 void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  delete reinterpret_cast<DirHandle*>(fi->fh);
+  Fs(req).handles().Remove(fi->fh);
   fuse_reply_err(req, 0);
 }
 

@@ -68,10 +68,10 @@ void OpenVersion(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto body = std::make_unique<std::string>();
   int err = fs.history().ReadBody(ino, body.get());
   if (err != 0) return (void)fuse_reply_err(req, err);
-  fi->fh = reinterpret_cast<uint64_t>(body.get());
   fi->keep_cache = 1;  // versions never change
   fi->noflush = 1;
-  if (fuse_reply_open(req, fi) == 0) body.release();
+  fi->fh = fs.handles().Add(std::move(body));
+  if (fuse_reply_open(req, fi) != 0) fs.handles().Remove(fi->fh);
 }
 
 void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name,
@@ -222,7 +222,7 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
   Guarded(req, "read", [&] {
     std::string chunk;
     if (Filesystem::IsVirtual(ino)) {
-      const auto* body = reinterpret_cast<const std::string*>(fi->fh);
+      const auto* body = OpenHandles::Get<const std::string>(fi->fh);
       if (static_cast<std::size_t>(off) < body->size()) chunk = body->substr(off, size);
       return (void)fuse_reply_buf(req, chunk.data(), chunk.size());
     }
@@ -297,7 +297,7 @@ void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Guarded(req, "release", [&] {
     if (Filesystem::IsVirtual(ino)) {
-      delete reinterpret_cast<std::string*>(fi->fh);
+      Fs(req).handles().Remove(fi->fh);
       return (void)fuse_reply_err(req, 0);
     }
     Filesystem& fs = Fs(req);
