@@ -251,6 +251,24 @@ DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
 )sql";
 
+// The builds of v4's first day (2d35c34 to e05a51a) stamped a store 4 but
+// kept the column bodies.data, which c1b9c98 renamed to bytes still as v4:
+// later builds then failed every statement on bodies ("no such column"), and
+// their migrations stamped the store 5, 6 or 7 with the old name kept. Such
+// a store gets the new name at its next open by a writer.
+constexpr char kOldBodiesColumn[] =
+    "SELECT count(*) FROM pragma_table_info('bodies') WHERE name = 'data'";
+constexpr char kRenameOldBodiesColumn[] = "ALTER TABLE bodies RENAME COLUMN data TO bytes";
+
+// Whether a store stamped `version` still has bodies.data; before v4 every
+// store has it, and the v3 -> v4 step renames it.
+Result<bool> HasOldBodiesColumn(Db* db, std::int64_t version) {
+  if (version < 4) return false;
+  auto found = db->QueryInt(kOldBodiesColumn);
+  if (!found.has_value()) return found.error();
+  return *found != 0;
+}
+
 // Corruption unless a file with this application_id and user_version is
 // ours and not newer.
 Status CheckHeader(std::int64_t app, std::int64_t version) {
@@ -358,8 +376,10 @@ Status Migrate(Db* db) {
     GRAINSTORE_RETURN_IF_ERROR(read.Begin(Transaction::Kind::kRead));
     auto version = CheckedVersion(db);
     if (!version.has_value()) return version.error();
+    auto old_column = HasOldBodiesColumn(db, *version);
+    if (!old_column.has_value()) return old_column.error();
     GRAINSTORE_RETURN_IF_ERROR(read.Commit());
-    if (*version == kSchemaVersion) return Status::Ok();
+    if (*version == kSchemaVersion && !*old_column) return Status::Ok();
     // A reader that may not write reads a store an index behind as it is,
     // until a writer migrates it.
     if (db->read_only() && *version >= kOldestReadableVersion) return Status::Ok();
@@ -381,6 +401,9 @@ Status Migrate(Db* db) {
   }
   auto version = CheckedVersion(db);  // again: another process may have migrated it
   if (!version.has_value()) return version.error();
+  auto old_column = HasOldBodiesColumn(db, *version);
+  if (!old_column.has_value()) return old_column.error();
+  if (*old_column) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kRenameOldBodiesColumn));
   if (*version == kSchemaVersion) return txn.Commit();
   auto tables = db->QueryInt("SELECT count(*) FROM sqlite_schema");
   if (!tables.has_value()) return tables.error();

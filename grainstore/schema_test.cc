@@ -181,6 +181,69 @@ TEST_F(SchemaTest, MigratesAVersion5StoreToSaltedGrains) {
   EXPECT_EQ(test::FileBytes(path_).find("SECRET-V5"), std::string::npos);
 }
 
+// Writes a store with a body, an appended (delta) version and a deleted
+// file, then runs `sql` on the raw file to set its layout back.
+void WriteStoreThenRewind(const std::string& path, const char* sql) {
+  {
+    auto opened = Store::Open(path);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    NsId ns = *(*opened)->Namespace("default");
+    ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "first line\n").has_value());
+    ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "first line\nappended\n").has_value());
+    ASSERT_TRUE((*opened)->PutFile(ns, "/memories/gone.md", "deleted\n").has_value());
+    ASSERT_TRUE((*opened)->DeleteKey(ns, "/memories/gone.md").ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+}
+
+// Reads and writes every kind of body of WriteStoreThenRewind's store.
+void ExpectBodiesReadAndWrite(const std::string& path) {
+  auto opened = Store::Open(path);
+  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  Store& store = **opened;
+  NsId ns = *store.Namespace("default");
+  const auto expect_body = [](const Result<std::string>& got, const std::string& want) {
+    ASSERT_TRUE(got.has_value()) << got.error().ToString();
+    EXPECT_EQ(*got, want);
+  };
+  expect_body(store.ReadFile(ns, "/memories/a.md"), "first line\nappended\n");
+  expect_body(store.ReadVersion(ns, "/memories/a.md", "1"), "first line\n");
+  expect_body(store.ReadVersion(ns, "/memories/gone.md", "1"), "deleted\n");
+  auto put = store.PutFile(ns, "/memories/a.md", "first line\nappended\nagain\n");
+  ASSERT_TRUE(put.has_value()) << put.error().ToString();
+  expect_body(store.ReadFile(ns, "/memories/a.md"), "first line\nappended\nagain\n");
+  Status purged = store.Purge(ns, "/memories/gone.md");
+  EXPECT_TRUE(purged.ok()) << purged.ToString();
+}
+
+// Issue: a store of v4's first builds (bodies.data, stamped 4) was migrated
+// to the current version with the old column name kept, after which every
+// read or write of a body failed ("no such column: b.bytes").
+TEST_F(SchemaTest, MigratesAStoreOfTheFirstVersion4Builds) {
+  WriteStoreThenRewind(path_,
+                       "ALTER TABLE grains DROP COLUMN salt; "
+                       "ALTER TABLE bodies RENAME COLUMN bytes TO data; "
+                       "PRAGMA user_version = 4");
+  ASSERT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('bodies') WHERE name = 'data'"), 1);
+  ExpectBodiesReadAndWrite(path_);
+  EXPECT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('bodies') WHERE name = 'bytes'"), 1);
+  EXPECT_EQ(RefMismatches(), 0);
+}
+
+// A store such a migration already stamped current, with the old name kept,
+// gets the new name at its next open.
+TEST_F(SchemaTest, ACurrentStoreWithTheOldBodiesColumnIsRepaired) {
+  WriteStoreThenRewind(path_, "ALTER TABLE bodies RENAME COLUMN bytes TO data");
+  ASSERT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
+  ExpectBodiesReadAndWrite(path_);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('bodies') WHERE name = 'bytes'"), 1);
+  EXPECT_EQ(RefMismatches(), 0);
+}
+
 TEST_F(SchemaTest, AnOlderBuildsBodyReadFailsAfterTheMigration) {
   // A process of an older build that had the file open keeps its prepared
   // statements; after v4 they must fail rather than read a delta's bytes as
