@@ -32,10 +32,12 @@ Status Coherence::Init() {
 
 void Coherence::Start(int interval_ms) {
   stop_ = false;
+  stopping_.store(false);
   thread_ = std::thread([this, interval_ms] { Run(interval_ms); });
 }
 
 void Coherence::Stop() {
+  stopping_.store(true);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -255,6 +257,9 @@ void Coherence::SendNotices() {
   // size a read or an attribute reply on its way brings.
   std::unordered_set<fuse_ino_t> told;
   for (const Notice& n : notices) {
+    // Each name's notice waits for its directory's lock; a batch of
+    // thousands, against processes busy in that directory, takes seconds.
+    if (stopping_.load(std::memory_order_relaxed)) return;
     if (!n.entry && !told.insert(n.ino).second) continue;
     int rc = n.entry ? fuse_lowlevel_notify_inval_entry(se, n.ino, n.name.c_str(), n.name.size())
                      : fuse_lowlevel_notify_inval_inode(se, n.ino, 0, 0);

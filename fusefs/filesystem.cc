@@ -366,6 +366,24 @@ bool Filesystem::SendsBack(std::int64_t tid, bool stale, std::int64_t now, fuse_
   return !sent_back_.Admit(tid, now, parent, name);
 }
 
+void Filesystem::FetchKernelWrites() {
+  if (!writeback_ || session_ == nullptr) return;
+  for (const auto& inode : inodes_.All()) {
+    grainstore::NodeId id;
+    std::string key;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);  // not held while the kernel writes back
+      if (inode->writers == 0) continue;
+      id = inode->info.id;
+      key = inode->info.key;
+    }
+    const int rc = fuse_lowlevel_notify_inval_inode(session_, ToFuse(id), 0, 0);
+    if (rc != 0 && rc != -ENOENT) {
+      Log(LogLevel::kWarning, "asking the kernel for the unsent writes of {} failed: {}", key, rc);
+    }
+  }
+}
+
 void Filesystem::SealAll() {
   for (const auto& inode : inodes_.All()) {
     std::lock_guard<std::mutex> lock(inode->mu);

@@ -205,6 +205,12 @@ class Filesystem {
   grainstore::Versioning VersioningOfNewName(grainstore::NodeId dir, std::string_view name);
   // Seals every dirty draft (unmount).
   void SealAll();
+  // In writeback mode, has the kernel send the pages written to files still
+  // open for writing that it has not passed on yet (an inode's invalidation
+  // writes its dirty pages back first, and waits for the WRITE replies): at a
+  // stop by signal, before the loop ends, so that SealAll saves them. Needs
+  // the workers answering; a no-op without writeback.
+  void FetchKernelWrites();
 
  private:
   // The tail of SendsBackName and SendsBackNode: when `stale`, sends the

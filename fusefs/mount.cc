@@ -362,7 +362,12 @@ int RunMount(const MountOptions& given) {
   fs.coherence().Start(kPollIntervalMs);
   // A stop signal stops the poller while the workers still answer (a drop
   // of a name it is sending may wait for a lookup), then ends the loop.
-  signals->Start([&fs] { fs.coherence().Stop(); });
+  // In writeback mode the kernel may still hold pages written to open
+  // files; it hands them over while the workers answer.
+  signals->Start([&fs] {
+    fs.coherence().Stop();
+    fs.FetchKernelWrites();
+  });
   int loop = Loop(se.get(), options);
   signals->Finish();
   fs.coherence().Stop();
