@@ -127,6 +127,29 @@ def test_a_moved_note_names_only_the_file_that_left(run_areev, db, m):
         "cat", "/memories/proj/readme.md", "--db", db).stderr
 
 
+# Issue: the note took the newest rename of the path or of a directory above
+# it, also one made after the file had left (it then named no file, so no
+# note), and walked the later renames newest first instead of in order.
+def test_a_moved_note_follows_directory_renames_in_the_order_they_came(run_areev, db, m):
+    m(command="create", path="/memories/proj/a/one.md", file_text="ONE\n")
+    m(command="rename", old_path="/memories/proj/a", new_path="/memories/proj/b")
+    m(command="rename", old_path="/memories/proj/b", new_path="/memories/proj/c")
+    m(command="rename", old_path="/memories/proj", new_path="/memories/proj2")
+    for left in ("/memories/proj/a/one.md", "/memories/proj/b/one.md", "/memories/proj/c/one.md"):
+        err = run_areev("history", left, "--db", db).stderr
+        assert re.search(r"; moved away at \S+Z, now at /memories/proj2/c/one\.md\n$", err), err
+    # Renamed by its own path, then its old directory renamed: the file's
+    # own move is the one that carried it.
+    m(command="create", path="/memories/x/two.md", file_text="TWO\n")
+    m(command="create", path="/memories/x/stays.md", file_text="S\n")
+    m(command="rename", old_path="/memories/x/two.md", new_path="/memories/y/two.md")
+    m(command="rename", old_path="/memories/x", new_path="/memories/x2")
+    err = run_areev("cat", "/memories/x/two.md", "--db", db).stderr
+    assert re.search(r"; moved away at \S+Z, now at /memories/y/two\.md\n$", err), err
+    err = run_areev("cat", "/memories/x/stays.md", "--db", db).stderr
+    assert re.search(r"; moved away at \S+Z, now at /memories/x2/stays\.md\n$", err), err
+
+
 def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
     # Y left a.md first, X last; each path was renamed again since by the
     # other file: the note follows X, the last file to leave a.md.
