@@ -35,12 +35,34 @@ void OnStopSignal(int sig) {
   errno = saved;
 }
 
+// Moves `fd` above the standard descriptors: a daemon started with one of
+// them closed would get the pipe there, and fuse_daemonize points 0-2 at
+// /dev/null. -1 on failure (errno set); `fd` is closed either way.
+int AboveStandardFds(int fd) {
+  if (fd > STDERR_FILENO) return fd;
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+  const int saved = errno;
+  close(fd);
+  errno = saved;
+  return moved;
+}
+
 }  // namespace
 
 std::unique_ptr<StopSignals> StopSignals::Install(fuse_session* se, std::string* error) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
     *error = fmt::format("cannot make the stop signals' pipe: {}", std::strerror(errno));
+    return nullptr;
+  }
+  fds[0] = AboveStandardFds(fds[0]);
+  const int read_errno = errno;
+  fds[1] = AboveStandardFds(fds[1]);
+  if (fds[0] < 0 || fds[1] < 0) {
+    const int why = fds[0] < 0 ? read_errno : errno;
+    if (fds[0] >= 0) close(fds[0]);
+    if (fds[1] >= 0) close(fds[1]);
+    *error = fmt::format("cannot make the stop signals' pipe: {}", std::strerror(why));
     return nullptr;
   }
   std::unique_ptr<StopSignals> stop(new StopSignals(se, fds[0], fds[1]));
@@ -115,6 +137,9 @@ bool StopSignals::Wait(int timeout_ms, bool* signalled) {
         *signalled = true;
       }
     }
+    // The write end is ours while this runs, so the pipe cannot end; if it
+    // did, waiting on would spin.
+    if (n == 0) return true;
     // Without a deadline, any signal ends the wait; with one (the rewake
     // loop, whose own wakes write bytes here), only the deadline does.
     if (timeout_ms < 0 && *signalled) return false;

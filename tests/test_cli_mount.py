@@ -85,6 +85,64 @@ def test_mount_daemonizes_and_umount(areev_bin, run_areev, db, tmp_path):
     assert run_areev("cat", "/memories/d.md", "--db", db).stdout == "daemon\n"
 
 
+def _daemon_of(mountpoint):
+    """Pid of the `areev mount` daemon serving `mountpoint`, or None."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")[:-1]
+        except OSError:
+            continue
+        if (argv and argv[0].endswith(b"areev") and b"mount" in argv
+                and os.fsencode(mountpoint) in argv):
+            return int(entry)
+    return None
+
+
+def _gone(pid):
+    """Whether `pid` has exited (a zombie its reaper has not collected counts)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _close_standard_fds(fds):
+    def close():
+        for fd in fds:
+            os.close(fd)
+    return close
+
+
+# Issue: a daemonizing mount that made a new store, started with standard
+# descriptors closed, got its stop signals' pipe there, which fuse_daemonize
+# then pointed at /dev/null: SIGTERM was ignored, and the thread waiting on
+# the pipe spun.
+@pytest.mark.parametrize("closed", [(0, 1, 2), (1, 2)], ids=["all", "stdout-stderr"])
+def test_a_daemon_started_with_standard_descriptors_closed_stops_on_sigterm(areev_bin, run_areev,
+                                                                           tmp_path, closed):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    db = str(tmp_path / "new.db")  # made by the mount, after the signals' pipe
+    try:
+        proc = subprocess.run([areev_bin, "mount", str(mnt), "--db", db],
+                              stdin=subprocess.DEVNULL, preexec_fn=_close_standard_fds(closed),
+                              timeout=60)
+        assert proc.returncode == 0
+        wait_mounted(str(mnt), None)
+        (mnt / "kept.md").write_text("kept\n")
+        pid = _daemon_of(str(mnt))
+        assert pid is not None
+        os.kill(pid, signal.SIGTERM)
+        assert wait_for(lambda: _gone(pid) and not os.path.ismount(str(mnt)), timeout=10.0)
+    finally:
+        force_unmount(str(mnt))
+    assert run_areev("cat", "/memories/kept.md", "--db", db).stdout == "kept\n"
+
+
 def test_umount_of_a_busy_mount_detaches_it_and_says_so(areev_bin, run_areev, db, tmp_path):
     mnt = tmp_path / "mnt"
     mnt.mkdir()
