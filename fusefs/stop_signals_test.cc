@@ -38,62 +38,59 @@ void (*HandlerOf(int sig))(int) {
   return now.sa_handler;
 }
 
-TEST(StopSignalsTest, ASignalRunsBeforeExitThenEndsTheLoopsWait) {
-  Session session;
-  ASSERT_NE(session.get(), nullptr);
-  std::string error;
-  std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
-  ASSERT_TRUE(stop) << error;
-  std::atomic<int> calls{0};
+class StopSignalsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(session_.get(), nullptr);
+    std::string error;
+    stop_ = StopSignals::Install(session_.get(), &error);
+    ASSERT_TRUE(stop_) << error;
+  }
+
+  // Waits as fuse_session_loop_mt does: nothing posts this semaphore, so only
+  // a signal to this thread ends each wait.
+  void WaitAsTheLoopDoes() {
+    sem_t never;
+    sem_init(&never, 0, 0);
+    while (!fuse_session_exited(session_.get())) sem_wait(&never);
+    sem_destroy(&never);
+  }
+
+  Session session_;
+  std::unique_ptr<StopSignals> stop_;
+  std::atomic<int> calls_{0};
+};
+
+TEST_F(StopSignalsTest, ASignalRunsBeforeExitThenEndsTheLoopsWait) {
   std::atomic<bool> exited_first{true};
-  stop->Start([&] {
-    exited_first = fuse_session_exited(session.get()) != 0;
-    ++calls;
+  stop_->Start([&] {
+    exited_first = fuse_session_exited(session_.get()) != 0;
+    ++calls_;
   });
   kill(getpid(), SIGTERM);
-  // As fuse_session_loop_mt waits: nothing posts this semaphore, so only a
-  // signal to this thread ends each wait.
-  sem_t never;
-  sem_init(&never, 0, 0);
-  while (!fuse_session_exited(session.get())) sem_wait(&never);
-  sem_destroy(&never);
-  EXPECT_TRUE(stop->Finish());
-  EXPECT_EQ(calls.load(), 1);
+  WaitAsTheLoopDoes();
+  EXPECT_TRUE(stop_->Finish());
+  EXPECT_EQ(calls_.load(), 1);
   EXPECT_FALSE(exited_first.load()) << "the session was told to exit before before_exit ran";
 }
 
-TEST(StopSignalsTest, WithoutASignalFinishLeavesTheSessionAlone) {
-  Session session;
-  ASSERT_NE(session.get(), nullptr);
-  std::string error;
-  std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
-  ASSERT_TRUE(stop) << error;
-  std::atomic<int> calls{0};
-  stop->Start([&] { ++calls; });
-  EXPECT_FALSE(stop->Finish());  // the loop ended first, as on an unmount
-  EXPECT_EQ(calls.load(), 0);
-  EXPECT_EQ(fuse_session_exited(session.get()), 0);
+TEST_F(StopSignalsTest, WithoutASignalFinishLeavesTheSessionAlone) {
+  stop_->Start([&] { ++calls_; });
+  EXPECT_FALSE(stop_->Finish());  // the loop ended first, as on an unmount
+  EXPECT_EQ(calls_.load(), 0);
+  EXPECT_EQ(fuse_session_exited(session_.get()), 0);
 }
 
-TEST(StopSignalsTest, ASignalBeforeStartIsActedOnAtStart) {
-  Session session;
-  ASSERT_NE(session.get(), nullptr);
-  std::string error;
-  std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
-  ASSERT_TRUE(stop) << error;
+TEST_F(StopSignalsTest, ASignalBeforeStartIsActedOnAtStart) {
   raise(SIGHUP);  // before the daemon forks and starts the thread
-  EXPECT_EQ(fuse_session_exited(session.get()), 0);
-  std::atomic<int> calls{0};
-  stop->Start([&] { ++calls; });
-  sem_t never;
-  sem_init(&never, 0, 0);
-  while (!fuse_session_exited(session.get())) sem_wait(&never);
-  sem_destroy(&never);
-  EXPECT_TRUE(stop->Finish());
-  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(fuse_session_exited(session_.get()), 0);
+  stop_->Start([&] { ++calls_; });
+  WaitAsTheLoopDoes();
+  EXPECT_TRUE(stop_->Finish());
+  EXPECT_EQ(calls_.load(), 1);
 }
 
-TEST(StopSignalsTest, TheHandlersFoundAreRestored) {
+TEST(StopSignalsHandlersTest, TheHandlersFoundAreRestored) {
   Session session;
   ASSERT_NE(session.get(), nullptr);
   const auto term = HandlerOf(SIGTERM);

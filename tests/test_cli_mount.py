@@ -85,19 +85,24 @@ def test_mount_daemonizes_and_umount(areev_bin, run_areev, db, tmp_path):
     assert run_areev("cat", "/memories/d.md", "--db", db).stdout == "daemon\n"
 
 
-def _daemon_of(mountpoint):
-    """Pid of the `areev mount` daemon serving `mountpoint`, or None."""
+def _processes():
+    """(pid, argv) of every process whose command line can be read."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")[:-1]
+                yield int(entry), f.read().split(b"\0")[:-1]
         except OSError:
             continue
+
+
+def _daemon_of(mountpoint):
+    """Pid of the `areev mount` daemon serving `mountpoint`, or None."""
+    for pid, argv in _processes():
         if (argv and argv[0].endswith(b"areev") and b"mount" in argv
                 and os.fsencode(mountpoint) in argv):
-            return int(entry)
+            return pid
     return None
 
 
@@ -346,18 +351,8 @@ def test_mount_refuses_a_mountpoint_over_its_own_store(run_areev, tmp_path):
 
 def _helpers_of(mountpoint):
     """Pids of fusermount3 processes serving `mountpoint` (auto_unmount)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")[:-1]
-        except OSError:
-            continue
-        if argv and argv[0].endswith(b"fusermount3") and argv[-1] == os.fsencode(mountpoint):
-            pids.append(int(entry))
-    return pids
+    return [pid for pid, argv in _processes()
+            if argv and argv[0].endswith(b"fusermount3") and argv[-1] == os.fsencode(mountpoint)]
 
 
 def test_mount_over_a_dead_mount_says_how_to_clear_it(areev_bin, run_areev, db, tmp_path):

@@ -80,6 +80,26 @@ def test_kill9_under_writers_then_remount(tmp_path):
     check_daemon_log(m2.log())  # noqa: F405
 
 
+def abort_if_hung(conn, m, hung):
+    """Aborts the FUSE connection `conn` of the mount `m` whose daemon `hung`,
+    so that the processes stuck on it, and the suite, go on."""
+    if hung and conn and os.path.exists(conn):
+        with open(conn + "/abort", "w") as f:
+            f.write("1")
+        m.proc.wait(timeout=10)
+
+
+def stop_load(stop, feed, cli, threads):
+    """Ends a round's load: the threads on the mount and a feed piped into a
+    CLI batch."""
+    stop.set()
+    feed.kill()
+    cli.wait(timeout=60)
+    feed.wait()
+    for t in threads:
+        t.join(timeout=30)
+
+
 def fuse_connection(path):
     """The directory of the FUSE connection behind the mount at `path` in
     fusectl (mounted here if it is not yet), or None."""
@@ -165,16 +185,8 @@ def test_kill9_while_another_process_edits_files_the_mount_is_opening(tmp_path):
                 return 0
 
         gone = exited and wait_for(lambda: waiting() == 0, timeout=10.0)
-        if not gone and conn and os.path.exists(conn):
-            with open(conn + "/abort", "w") as f:  # so that the threads and the suite go on
-                f.write("1")
-            m.proc.wait(timeout=10)
-        stop.set()
-        feed.kill()
-        cli.wait(timeout=60)
-        feed.wait()
-        for t in threads:
-            t.join(timeout=30)
+        abort_if_hung(conn, m, not gone)
+        stop_load(stop, feed, cli, threads)
         assert gone, f"round {round_}: the killed daemon's mount hung (exited: {exited})"
         # fusermount3's auto_unmount gives up on a mountpoint busy at that
         # moment (here, the writers reopening the file): the dead mount then
@@ -247,16 +259,8 @@ def test_sigterm_while_another_process_renames_names_the_mount_looks_up(tmp_path
             rc = m.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             rc = None
-        if rc is None and conn and os.path.exists(conn):
-            with open(conn + "/abort", "w") as f:  # so that the threads and the suite go on
-                f.write("1")
-            m.proc.wait(timeout=10)
-        stop.set()
-        feed.kill()
-        cli.wait(timeout=60)
-        feed.wait()
-        for t in threads:
-            t.join(timeout=30)
+        abort_if_hung(conn, m, rc is None)
+        stop_load(stop, feed, cli, threads)
         assert rc == 0, f"round {round_}: the daemon did not exit on SIGTERM ({rc})\n{m.log()}"
         assert wait_for(lambda: not mounted(m.path), timeout=10.0), f"round {round_}"
         assert areev(db, "cat", "/memories/kept.md").stdout == f"round {round_}\n"
