@@ -31,16 +31,16 @@ Status Coherence::Init() {
 }
 
 void Coherence::Start(int interval_ms) {
-  stop_ = false;
   stopping_.store(false);
   thread_ = std::thread([this, interval_ms] { Run(interval_ms); });
 }
 
 void Coherence::Stop() {
-  stopping_.store(true);
   {
+    // Set under the mutex, so that the thread cannot miss it between its
+    // check and its wait.
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stopping_.store(true);
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -69,8 +69,9 @@ void Coherence::Run(int interval_ms) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(interval_ms), [this] { return stop_ || wake_; });
-      if (stop_) return;
+      cv_.wait_for(lock, std::chrono::milliseconds(interval_ms),
+                   [this] { return stopping_.load() || wake_; });
+      if (stopping_.load()) return;
       wake_ = false;
       CatchUpLocked();
     }

@@ -104,15 +104,15 @@ class Coherence {
   // The store's commit fingerprint when a check last found everything caught
   // up; 0 forces the next check.
   std::atomic<std::uint64_t> caught_up_at_{0};
-  // Set by Stop before it waits for the thread: a batch of notices being
-  // sent is cut short (the kernel's caches go with the mount).
+  // Set by Stop (under mu_) before it waits for the thread, which then ends;
+  // read without the mutex too, so a batch of notices being sent is cut
+  // short (the kernel's caches go with the mount).
   std::atomic<bool> stopping_{false};
   std::mutex mu_;  // guards everything below
   std::uint64_t data_version_ = 0;
   std::uint64_t cursor_ = 0;
   std::vector<Notice> pending_;
   RecentChanges recent_{kRecentChangeNs};
-  bool stop_ = false;
   bool wake_ = false;
   std::condition_variable cv_;
   std::thread thread_;
