@@ -63,11 +63,6 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   // A file deleted at `key` since is what the path names (cat finds no live
   // file there, history and restore find it).
   if (s.store->FindChain(s.ns, key).has_value()) return status;
-  // A directory renamed after the file had left it moved nothing: the note
-  // names the newest move that carried a file from `key`, among the last few.
-  constexpr int kMovesTried = 16;
-  auto moves = s.store->MovesAwayFrom(s.ns, key, kMovesTried);
-  if (!moves.has_value()) return status;
   // The file that left: the chain its own rename names, or one of the files
   // where a directory's renames lead that has a version written at `key`
   // (they also "move" names under it that never held a file).
@@ -81,35 +76,41 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
     });
     return read.ok() && there ? last : std::string();
   };
-  for (const grainstore::Store::MovedAway& away : *moves) {
-    std::optional<grainstore::ChainInfo> left;
-    std::string now_at;
-    if (away.chain != 0) {
-      now_at = lay_at_key(away.chain);
-      if (now_at.empty()) continue;
-      auto chain = s.store->ChainAt(s.ns, now_at, away.chain, grainstore::kMemoryFileRelation);
-      if (chain.has_value()) left = std::move(*chain);
-    } else {
-      auto chains = s.store->ChainsAt(s.ns, away.key, grainstore::kMemoryFileRelation);
-      if (!chains.has_value()) continue;
-      for (const grainstore::ChainInfo& chain : *chains) {
-        if (lay_at_key(chain.id) == away.key) {
-          left = chain;
-          now_at = away.key;
-          break;
+  // A directory renamed after the file had left it moved nothing: the note
+  // names the newest move that carried a file from `key`, among the last few.
+  constexpr int kMovesTried = 16;
+  std::optional<grainstore::Status> noted;
+  const grainstore::Status read = s.store->ForEachMoveAwayFrom(
+      s.ns, key, kMovesTried, [&](const grainstore::Store::MovedAway& away) {
+        std::optional<grainstore::ChainInfo> left;
+        std::string now_at;
+        if (away.chain != 0) {
+          now_at = lay_at_key(away.chain);
+          if (now_at.empty()) return true;
+          auto chain = s.store->ChainAt(s.ns, now_at, away.chain, grainstore::kMemoryFileRelation);
+          if (chain.has_value()) left = std::move(*chain);
+        } else {
+          auto chains = s.store->ChainsAt(s.ns, away.key, grainstore::kMemoryFileRelation);
+          if (!chains.has_value()) return true;
+          for (const grainstore::ChainInfo& chain : *chains) {
+            if (lay_at_key(chain.id) == away.key) {
+              left = chain;
+              now_at = away.key;
+              break;
+            }
+          }
         }
-      }
-    }
-    if (!left || now_at == key) continue;
-    std::string note = fmt::format("{}; moved away at {}, now at {}", status.message(),
-                                   grainstore::FormatIsoUtc(away.at_ns), now_at);
-    if (left->state != grainstore::ChainState::kLive) {
-      note += fmt::format(" ({} there at {})", grainstore::ChainStateName(left->state),
-                          grainstore::FormatIsoUtc(left->deleted_ns));
-    }
-    return grainstore::Status::NotFound(std::move(note));
-  }
-  return status;
+        if (!left || now_at == key) return true;
+        std::string note = fmt::format("{}; moved away at {}, now at {}", status.message(),
+                                       grainstore::FormatIsoUtc(away.at_ns), now_at);
+        if (left->state != grainstore::ChainState::kLive) {
+          note += fmt::format(" ({} there at {})", grainstore::ChainStateName(left->state),
+                              grainstore::FormatIsoUtc(left->deleted_ns));
+        }
+        noted = grainstore::Status::NotFound(std::move(note));
+        return false;
+      });
+  return read.ok() && noted ? *std::move(noted) : status;
 }
 
 bool OpenStore(const GlobalOptions& global, Access access, Session* session,

@@ -480,71 +480,83 @@ Result<std::vector<OpRecord>> Store::ReadOps(NsId ns, std::uint64_t after_seq,
   }
 }
 
-Result<std::vector<Store::MovedAway>> Store::MovesAwayFrom(NsId ns, std::string_view key,
-                                                           int limit) {
-  // A rename of `key` or of a directory above it: the newest before ?4 (the
-  // moves away, newest first), or the oldest after ?3 (the walk from one of
-  // them to where the file is now, in the order the renames happened).
-  static const std::string kRenameSql =
+namespace {
+
+// A rename in the op-log: what moved, where to, when.
+struct Rename {
+  std::int64_t seq = 0;
+  std::string from, to;
+  std::int64_t at_ns = 0;
+  ChainId chain = 0;
+};
+
+// Renames of `at` or of a directory above it with after < seq < before,
+// newest first (at most `limit`) or oldest first.
+Result<std::vector<Rename>> RenamesOf(StoreImpl& s, NsId ns, std::string_view at,
+                                      std::int64_t after, std::int64_t before, int limit,
+                                      bool newest_first) {
+  static const std::string kSql =
       "SELECT seq, subject, new_subject, at_ns, chain_id FROM oplog WHERE ns_id = ?1 "
       "AND op = 'rename' AND seq > ?3 AND seq < ?4 AND new_subject != '' "
       "AND (subject = ?2 OR substr(?2, 1, length(subject) + 1) = subject || '/') ";
-  static const std::string kNewestSql = kRenameSql + "ORDER BY seq DESC LIMIT 1";
-  static const std::string kOldestSql = kRenameSql + "ORDER BY seq ASC LIMIT 1";
+  static const std::string kNewestSql = kSql + "ORDER BY seq DESC LIMIT ?5";
+  static const std::string kOldestSql = kSql + "ORDER BY seq ASC LIMIT ?5";
+  auto st = s.db.Prepare((newest_first ? kNewestSql : kOldestSql).c_str());
+  if (!st) return st.error();
+  st->BindInt64(1, ns);
+  st->BindText(2, at);
+  st->BindInt64(3, after);
+  st->BindInt64(4, before);
+  st->BindInt64(5, limit);
+  std::vector<Rename> out;
+  for (;;) {
+    const StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) return out;
+    out.push_back(Rename{.seq = st->ColumnInt64(0),
+                         .from = st->ColumnText(1),
+                         .to = st->ColumnText(2),
+                         .at_ns = st->ColumnInt64(3),
+                         .chain = static_cast<ChainId>(st->ColumnInt64(4))});
+  }
+}
+
+}  // namespace
+
+Status Store::ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit,
+                                  const MoveVisitor& visit) {
   constexpr int kMaxHops = 64;  // each hop is a later rename: the walk ends
-  struct Rename {
-    std::int64_t seq = 0;
-    std::string from, to;
-    std::int64_t at_ns = 0;
-    ChainId chain = 0;
-  };
-  std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
-  return s.InRead([&]() -> Result<std::vector<MovedAway>> {
-    auto find = [&](const std::string& sql, std::string_view at, std::int64_t after,
-                    std::int64_t before) -> Result<std::optional<Rename>> {
-      auto st = s.db.Prepare(sql.c_str());
-      if (!st) return st.error();
-      st->BindInt64(1, ns);
-      st->BindText(2, at);
-      st->BindInt64(3, after);
-      st->BindInt64(4, before);
-      const StepResult r = st->Step();
-      if (r == StepResult::kError) return st->status();
-      if (r == StepResult::kDone) return std::optional<Rename>();
-      return std::optional<Rename>(Rename{.seq = st->ColumnInt64(0),
-                                          .from = st->ColumnText(1),
-                                          .to = st->ColumnText(2),
-                                          .at_ns = st->ColumnInt64(3),
-                                          .chain = static_cast<ChainId>(st->ColumnInt64(4))});
-    };
-    std::vector<MovedAway> moves;
-    std::int64_t before = INT64_MAX;
-    while (static_cast<int>(moves.size()) < limit) {
-      auto move = find(kNewestSql, key, 0, before);
-      if (!move.has_value()) return move.error();
-      if (!*move) break;
-      before = (*move)->seq;
-      MovedAway away{.at_ns = (*move)->at_ns};
-      if ((*move)->from == key && (*move)->chain != 0) {  // the file's own rename
-        away.chain = (*move)->chain;
-        moves.push_back(std::move(away));
-        continue;
-      }
-      std::string at = (*move)->to + std::string(key.substr((*move)->from.size()));
-      std::int64_t after = (*move)->seq;
-      for (int hop = 0; hop < kMaxHops; ++hop) {
-        auto next = find(kOldestSql, at, after, INT64_MAX);
-        if (!next.has_value()) return next.error();
-        if (!*next) break;
-        after = (*next)->seq;
-        at = (*next)->to + at.substr((*next)->from.size());
-      }
-      away.key = std::move(at);
-      moves.push_back(std::move(away));
+  Result<std::vector<Rename>> moves = [&] {
+    std::lock_guard lock(s.mu);
+    return s.InRead([&] { return RenamesOf(s, ns, key, 0, INT64_MAX, limit, true); });
+  }();
+  if (!moves.has_value()) return moves.error();
+  for (const Rename& move : *moves) {
+    MovedAway away{.at_ns = move.at_ns};
+    if (move.from == key && move.chain != 0) {  // the file's own rename
+      away.chain = move.chain;
+    } else {
+      // Where the later renames lead, in the order they came.
+      std::lock_guard lock(s.mu);
+      Result<std::string> led = s.InRead([&]() -> Result<std::string> {
+        std::string at = move.to + std::string(key.substr(move.from.size()));
+        std::int64_t after = move.seq;
+        for (int hop = 0; hop < kMaxHops; ++hop) {
+          auto next = RenamesOf(s, ns, at, after, INT64_MAX, 1, false);
+          if (!next.has_value()) return next.error();
+          if (next->empty()) break;
+          after = next->front().seq;
+          at = next->front().to + at.substr(next->front().from.size());
+        }
+        return at;
+      });
+      if (!led.has_value()) return led.error();
+      away.key = std::move(*led);
     }
-    return moves;
-  });
+    if (!visit(away)) return Status::Ok();
+  }
+  return Status::Ok();
 }
 
 Result<std::uint64_t> Store::LastOpSeq() {

@@ -313,22 +313,24 @@ class Store {
   Result<std::vector<OpRecord>> ReadOps(NsId ns, std::uint64_t after_seq, std::size_t limit);
   // The newest op-log seq (0 if empty).
   Result<std::uint64_t> LastOpSeq();
-  // The moves away from `key` by the op-log's renames, newest first, at most
-  // `limit`: renames of `key` itself or of a directory above it. Each says
-  // when it happened and, for a file renamed by its own path, its chain
-  // (whose last version says where it is now); for a directory's rename, the
-  // path the renames after it lead to (`key` left empty in the other case).
-  // A directory renamed after the file had already left it is a move too, of
-  // nothing: the caller finds which move carried a file (the newest one
-  // whose destination holds a chain that lay at `key`). Empty if nothing was
-  // ever moved away from `key`. Reads the op-log backwards, so its cost grows
-  // with the log: for error messages, not for hot paths.
+  // Calls `visit` for each move away from `key` by the op-log's renames,
+  // newest first, at most `limit`, until it returns false: renames of `key`
+  // itself or of a directory above it. Each says when it happened and, for a
+  // file renamed by its own path, its chain (whose last version says where it
+  // is now); for a directory's rename, the path the renames after it lead to
+  // (`key` left empty in the other case), followed only once the moves before
+  // it were refused. A directory renamed after the file had already left it
+  // is a move too, of nothing: the caller finds which move carried a file
+  // (the newest one whose destination holds a chain that lay at `key`). No
+  // lock of the Store is held while `visit` runs. Reads the op-log, whose
+  // cost grows with the log: for error messages, not for hot paths.
   struct MovedAway {
     std::int64_t at_ns = 0;
     ChainId chain = 0;
     std::string key;
   };
-  Result<std::vector<MovedAway>> MovesAwayFrom(NsId ns, std::string_view key, int limit);
+  using MoveVisitor = std::function<bool(const MovedAway& move)>;
+  Status ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit, const MoveVisitor& visit);
   // Changes whenever another connection commits (PRAGMA data_version); cheap.
   Result<std::uint64_t> DataVersion();
   // A value that changes whenever any connection commits, this one included
