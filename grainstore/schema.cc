@@ -381,8 +381,10 @@ Status Migrate(Db* db) {
     GRAINSTORE_RETURN_IF_ERROR(read.Commit());
     if (*version == kSchemaVersion && !*old_column) return Status::Ok();
     // A reader that may not write reads a store an index behind as it is,
-    // until a writer migrates it.
-    if (db->read_only() && *version >= kOldestReadableVersion) return Status::Ok();
+    // until a writer migrates it; the old column name it cannot read.
+    if (db->read_only() && *version >= kOldestReadableVersion && !*old_column) {
+      return Status::Ok();
+    }
   }
   Transaction txn(db);
   if (Status begun = txn.Begin(); !begun.ok()) {
@@ -393,10 +395,16 @@ Status Migrate(Db* db) {
     if (!db->read_only()) return begun;
     auto version = CheckedVersion(db);
     if (!version.has_value() || *version == 0) return begun;
-    std::string message = fmt::format(
-        "the store has schema version {} and needs an upgrade to version {} before it can be "
-        "read: {}",
-        *version, kSchemaVersion, begun.message());
+    std::string message =
+        *version == kSchemaVersion
+            ? fmt::format(
+                  "the store needs a repair (a column named by the first version 4 builds) "
+                  "before it can be read, which any open with write access makes: {}",
+                  begun.message())
+            : fmt::format(
+                  "the store has schema version {} and needs an upgrade to version {} before "
+                  "it can be read: {}",
+                  *version, kSchemaVersion, begun.message());
     return std::move(begun).WithMessage(std::move(message));
   }
   auto version = CheckedVersion(db);  // again: another process may have migrated it

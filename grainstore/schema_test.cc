@@ -244,6 +244,23 @@ TEST_F(SchemaTest, ACurrentStoreWithTheOldBodiesColumnIsRepaired) {
   EXPECT_EQ(RefMismatches(), 0);
 }
 
+// A reader that may not write cannot repair that name, and says so at its
+// open rather than failing each body read with "no such column".
+TEST_F(SchemaTest, AReaderThatMayNotWriteSaysTheOldBodiesColumnNeedsARepair) {
+  WriteStoreThenRewind(path_, "ALTER TABLE bodies RENAME COLUMN bytes TO data");
+  Db db;
+  ASSERT_TRUE(db.OpenSnapshot(path_, "because of the test").ok());
+  Status refused = Migrate(&db);
+  EXPECT_EQ(refused.code(), StatusCode::kReadOnly);
+  EXPECT_EQ(refused.message(),
+            "the store needs a repair (a column named by the first version 4 builds) before "
+            "it can be read, which any open with write access makes: the store cannot be "
+            "written: because of the test");
+  db.Close();
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_table_info('bodies') WHERE name = 'data'"), 1);
+  ExpectBodiesReadAndWrite(path_);  // a writer's open then repairs it
+}
+
 TEST_F(SchemaTest, AnOlderBuildsBodyReadFailsAfterTheMigration) {
   // A process of an older build that had the file open keeps its prepared
   // statements; after v4 they must fail rather than read a delta's bytes as
