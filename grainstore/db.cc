@@ -393,6 +393,27 @@ Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno)
   return Status::Ok();
 }
 
+Status Db::CheckFileStillNamed() {
+  // A stat costs about a microsecond, a few percent of a small write; a
+  // write in the interval after the file went is lost with the file anyway.
+  static constexpr auto kFileCheckInterval = std::chrono::milliseconds(100);
+  if (!file_gone_.empty()) return Status::IOError(file_gone_);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - file_checked_ < kFileCheckInterval) return Status::Ok();
+  file_checked_ = now;
+  int moved = 0;
+  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
+      moved == 0) {
+    return Status::Ok();
+  }
+  const char* file = sqlite3_db_filename(db_, "main");
+  file_gone_ = fmt::format(
+      "the store file {} was deleted or replaced after this process opened it; nothing more "
+      "is written to the file it had open (open the store again)",
+      file != nullptr ? file : "");
+  return Status::IOError(file_gone_);
+}
+
 Status Db::OpenReadOnlyShared(const std::string& path) {
   GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
   return OpenReadOnlyUri(path, "readonly_shm=1");
@@ -738,6 +759,7 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
     }
     GRAINSTORE_RETURN_IF_ERROR(db_->EndHeldRead());
   }
+  if (!read_ && !db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed());
   if (!read_ && db_->snapshot()) {
     std::string message = fmt::format("the store cannot be written: {}", db_->snapshot_why_);
     Status refused = db_->snapshot_errno_ == ENOSPC ? Status::NoSpace(std::move(message))

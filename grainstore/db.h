@@ -279,6 +279,12 @@ class Db {
   // is Busy, as CheckSnapshot says. A failed open is tried again by the next
   // statement.
   Status KeepSnapshotCurrent(bool to_write);
+  // Before a write: IOError once the store's path no longer names the file
+  // this connection has open (deleted, or another file moved over it), whose
+  // writes would then be lost with it, or land where no other process looks
+  // (its -wal and -shm go by the path). Asks the system (one stat) at most
+  // every kFileCheckInterval, and once gone the answer stays.
+  Status CheckFileStillNamed();
 
   sqlite3* db_ = nullptr;
   int open_flags_ = 0;        // as OpenAs opened it
@@ -294,6 +300,8 @@ class Db {
   int snapshot_errno_ = 0;    // set by OpenSnapshot
   std::string snapshot_path_;
   struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
+  std::chrono::steady_clock::time_point file_checked_{};  // CheckFileStillNamed's last stat
+  std::string file_gone_;  // why writes are refused, once the path names another file
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   bool held_ = false;        // a read transaction is held

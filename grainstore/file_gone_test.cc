@@ -1,0 +1,76 @@
+// A store whose file is deleted, or has another file moved over it, while a
+// process has it open refuses that process's writes (Db::CheckFileStillNamed)
+// and still reads what it had.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "grainstore/store.h"
+#include "test_util.h"
+
+namespace grainstore {
+namespace {
+
+class FileGoneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = Store::Open(path_, Options{});
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    store_ = std::move(*opened);
+    ns_ = *store_->Namespace("default");
+    ASSERT_TRUE(store_->PutFile(ns_, "/memories/a.md", "one\n").has_value());
+  }
+
+  // Past the interval between two looks at the file.
+  static void WaitForNextCheck() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
+
+  void ExpectWritesRefusedAndReadsServed() {
+    auto put = store_->PutFile(ns_, "/memories/a.md", "two\n");
+    ASSERT_FALSE(put.has_value());
+    EXPECT_EQ(put.error().code(), StatusCode::kIOError);
+    EXPECT_EQ(put.error().message(),
+              "the store file " + path_ +
+                  " was deleted or replaced after this process opened it; nothing more is "
+                  "written to the file it had open (open the store again)");
+    // It stays refused, without waiting for another look.
+    EXPECT_FALSE(store_->PutFile(ns_, "/memories/b.md", "new\n").has_value());
+    auto body = store_->ReadFile(ns_, "/memories/a.md");
+    ASSERT_TRUE(body.has_value()) << body.error().ToString();
+    EXPECT_EQ(*body, "one\n");
+  }
+
+  test::ScratchDir dir_{"file_gone"};
+  std::string path_ = std::filesystem::absolute(dir_.File("agent.db")).string();
+  std::unique_ptr<Store> store_;
+  NsId ns_{};
+};
+
+TEST_F(FileGoneTest, WritesToADeletedStoreFileAreRefused) {
+  ASSERT_EQ(std::remove(path_.c_str()), 0);
+  WaitForNextCheck();
+  ExpectWritesRefusedAndReadsServed();
+}
+
+TEST_F(FileGoneTest, WritesToAStoreFileAnotherWasMovedOverAreRefused) {
+  const std::string other = dir_.File("other.db");
+  {
+    auto made = Store::Open(other, Options{});
+    ASSERT_TRUE(made.has_value()) << made.error().ToString();
+  }
+  std::filesystem::rename(other, path_);
+  WaitForNextCheck();
+  ExpectWritesRefusedAndReadsServed();
+}
+
+TEST_F(FileGoneTest, AStoreFileStillInPlaceIsWritten) {
+  WaitForNextCheck();
+  EXPECT_TRUE(store_->PutFile(ns_, "/memories/a.md", "two\n").has_value());
+  EXPECT_EQ(*store_->ReadFile(ns_, "/memories/a.md"), "two\n");
+}
+
+}  // namespace
+}  // namespace grainstore
