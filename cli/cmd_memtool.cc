@@ -1,7 +1,9 @@
 // `areev memtool`: the memory tool from the shell.
 //
 // Single mode prints the tool_result content verbatim (no newline added) and
-// exits 0, or 1 when is_error. Batch mode reads one JSON command per stdin
+// exits 0, or 1 when is_error. Input the contract rejects before it looks at
+// a store (malformed JSON, a bad parameter or path) is answered without
+// opening the store, so it creates none. Batch mode reads one JSON command per stdin
 // line and writes one memtool::ToJsonLine per command. A store failure that
 // the contract reports as `Storage operation failed` also logs the store's
 // own message on stderr.
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +56,38 @@ void LogDetail(const memtool::ToolResult& result) {
   if (!result.detail.empty()) (void)Fail(kExitFailed, "memtool: " + result.detail);
 }
 
-int RunBatch(memtool::MemoryTool& tool) {
+// The store, opened at the first command that needs it, so that a session
+// of bad input leaves no store behind where there was none.
+class LazyTool {
+ public:
+  explicit LazyTool(const GlobalOptions& global) : global_(global) {}
+
+  // The tool, or nullptr with *code set when the store cannot be opened.
+  memtool::MemoryTool* Get(int* code) {
+    if (!tool_) {
+      if (!OpenSession(global_, Access::kWrite, &session_, code)) return nullptr;
+      tool_.emplace(session_.store.get(), session_.ns);
+    }
+    return &*tool_;
+  }
+
+ private:
+  const GlobalOptions& global_;
+  Session session_;
+  std::optional<memtool::MemoryTool> tool_;
+};
+
+// One command's result: the input's own error without the store, else the
+// store's answer. nullopt (with *code set) when the store cannot be opened.
+std::optional<memtool::ToolResult> Answer(LazyTool& lazy, const std::string& command,
+                                          int* code) {
+  if (auto rejected = memtool::RejectedWithoutStore(command)) return rejected;
+  memtool::MemoryTool* tool = lazy.Get(code);
+  if (tool == nullptr) return std::nullopt;
+  return tool->Execute(command);
+}
+
+int RunBatch(LazyTool& lazy) {
   std::ios::sync_with_stdio(false);  // stdin is only read through std::cin
   std::string line;
   for (;;) {
@@ -61,7 +95,10 @@ int RunBatch(memtool::MemoryTool& tool) {
     if (!std::getline(std::cin, line)) break;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const memtool::ToolResult result = tool.Execute(line);
+    int code = kExitOk;
+    const std::optional<memtool::ToolResult> answered = Answer(lazy, line, &code);
+    if (!answered) return code;
+    const memtool::ToolResult& result = *answered;
     LogDetail(result);
     std::string out = memtool::ToJsonLine(result);
     if (out.empty() || out.back() != '\n') out.push_back('\n');
@@ -93,12 +130,12 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   if (args.batch && fcntl(STDIN_FILENO, F_GETFD) == -1) {
     return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
   }
-  Session session;
+  LazyTool lazy(global);
+  if (args.batch) return RunBatch(lazy);
   int code = kExitOk;
-  if (!OpenSession(global, Access::kWrite, &session, &code)) return code;
-  memtool::MemoryTool tool(session.store.get(), session.ns);
-  if (args.batch) return RunBatch(tool);
-  const memtool::ToolResult result = tool.Execute(command);
+  const std::optional<memtool::ToolResult> answered = Answer(lazy, command, &code);
+  if (!answered) return code;
+  const memtool::ToolResult& result = *answered;
   LogDetail(result);
   if (Emit(result.content) != kExitOk) return kExitFailed;
   return result.is_error ? kExitFailed : kExitOk;

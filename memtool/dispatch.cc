@@ -68,87 +68,118 @@ std::optional<internal::PathArg> ParsePath(const std::string& raw, ToolResult* e
   return internal::PathArg{raw, std::move(parsed).value()};
 }
 
-// Runs one decoded command object.
-ToolResult Dispatch(const internal::Target& target, const internal::JsonInput& input) {
+// One command whose parameters passed every check that needs no store.
+// Pointers and views refer into the JsonInput it was decoded from.
+struct Checked {
+  std::string_view command;
+  internal::PathArg path;
+  std::optional<internal::PathArg> to;  // rename's new_path
+  const std::string* second = nullptr;  // file_text, old_str, insert_text
+  std::string_view new_str;             // str_replace
+  const json* insert_line = nullptr;
+};
+
+// Decodes one command object and checks its parameters; on failure fills
+// `error` with the contract's message.
+std::optional<Checked> Check(const internal::JsonInput& input, ToolResult* error) {
   const json& doc = input.doc;
   const std::string* command_ptr = StringParam(doc, "command");
-  if (command_ptr == nullptr) return Failure("Parameter `command` is required");
+  if (command_ptr == nullptr) {
+    *error = Failure("Parameter `command` is required");
+    return std::nullopt;
+  }
   const std::string& command = *command_ptr;
   const bool is_rename = command == "rename";
   if (command != "view" && command != "create" && command != "str_replace" && command != "insert" &&
       command != "delete" && !is_rename) {
-    return Failure("Unknown command: " + command);
+    *error = Failure("Unknown command: " + command);
+    return std::nullopt;
   }
+  const auto missing = [&](std::string_view name) {
+    *error = MissingParam(name, command);
+    return std::nullopt;
+  };
 
   // Required parameters, in the order of contract section 4. A path is
   // validated as soon as it is found (section 11.3: "before anything
   // else"), as the SDKs' handlers validate it before they read the rest.
   const std::string* path_raw = StringParam(doc, is_rename ? "old_path" : "path");
-  if (path_raw == nullptr) return MissingParam(is_rename ? "old_path" : "path", command);
-  ToolResult error;
-  const std::optional<internal::PathArg> path = ParsePath(*path_raw, &error);
-  if (!path) return error;
-  const std::string* second = nullptr;
-  const json* insert_line = nullptr;
+  if (path_raw == nullptr) return missing(is_rename ? "old_path" : "path");
+  std::optional<internal::PathArg> path = ParsePath(*path_raw, error);
+  if (!path) return std::nullopt;
+  Checked checked{.command = command, .path = std::move(*path)};
   if (command == "create") {
-    if ((second = StringParam(doc, "file_text")) == nullptr)
-      return MissingParam("file_text", command);
+    if ((checked.second = StringParam(doc, "file_text")) == nullptr) return missing("file_text");
   } else if (command == "str_replace") {
-    if ((second = StringParam(doc, "old_str")) == nullptr) return MissingParam("old_str", command);
+    if ((checked.second = StringParam(doc, "old_str")) == nullptr) return missing("old_str");
   } else if (command == "insert") {
     const auto it = doc.find("insert_line");
-    if (it == doc.end() || !it->is_number_integer()) return MissingParam("insert_line", command);
-    insert_line = &*it;
-    if ((second = StringParam(doc, "insert_text")) == nullptr) {
-      return MissingParam("insert_text", command);
+    if (it == doc.end() || !it->is_number_integer()) return missing("insert_line");
+    checked.insert_line = &*it;
+    if ((checked.second = StringParam(doc, "insert_text")) == nullptr) {
+      return missing("insert_text");
     }
   } else if (is_rename) {
-    if ((second = StringParam(doc, "new_path")) == nullptr)
-      return MissingParam("new_path", command);
+    if ((checked.second = StringParam(doc, "new_path")) == nullptr) return missing("new_path");
   }
-  std::string_view new_str;
   if (command == "str_replace") {
     const auto it = doc.find("new_str");
     if (it != doc.end() && !it->is_null()) {
-      if (!it->is_string())
-        return Failure("Parameter `new_str` must be a string for command: str_replace");
-      new_str = it->get_ref<const std::string&>();
+      if (!it->is_string()) {
+        *error = Failure("Parameter `new_str` must be a string for command: str_replace");
+        return std::nullopt;
+      }
+      checked.new_str = it->get_ref<const std::string&>();
     }
   }
-
-  if (command == "view") return internal::View(target, *path, ParseViewRange(doc));
-  if (command == "create") return internal::Create(target, *path, *second);
-  if (command == "str_replace") return internal::StrReplace(target, *path, *second, new_str);
-  if (command == "insert") {
-    const auto wide = input.wide_integers.find("insert_line");
-    return internal::Insert(
-        target, *path,
-        {ClampedInt(*insert_line),
-         wide != input.wide_integers.end() ? wide->second : insert_line->dump()},
-        *second);
+  if (is_rename) {
+    checked.to = ParsePath(*checked.second, error);
+    if (!checked.to) return std::nullopt;
   }
-  if (command == "delete") return internal::Delete(target, *path);
-  const std::optional<internal::PathArg> to = ParsePath(*second, &error);
-  if (!to) return error;
-  return internal::Rename(target, *path, *to);
+  return checked;
 }
 
-}  // namespace
+// Runs one checked command on the store.
+ToolResult Run(const internal::Target& target, const internal::JsonInput& input,
+               const Checked& c) {
+  if (c.command == "view") return internal::View(target, c.path, ParseViewRange(input.doc));
+  if (c.command == "create") return internal::Create(target, c.path, *c.second);
+  if (c.command == "str_replace") return internal::StrReplace(target, c.path, *c.second, c.new_str);
+  if (c.command == "insert") {
+    const auto wide = input.wide_integers.find("insert_line");
+    return internal::Insert(
+        target, c.path,
+        {ClampedInt(*c.insert_line),
+         wide != input.wide_integers.end() ? wide->second : c.insert_line->dump()},
+        *c.second);
+  }
+  if (c.command == "delete") return internal::Delete(target, c.path);
+  return internal::Rename(target, c.path, *c.to);
+}
 
-MemoryTool::MemoryTool(grainstore::Store* store, grainstore::NsId ns) : store_(store), ns_(ns) {}
+// Decodes the command's text; on failure fills `error`.
+bool Decode(std::string_view json_command, internal::JsonInput* input, ToolResult* error) {
+  if (json_command.size() > kMaxInputBytes) {
+    *error = Failure("Input is too large (limit " + std::to_string(kMaxInputBytes) + " bytes)");
+    return false;
+  }
+  if (!internal::ParseJsonInput(json_command, input)) {
+    *error = Failure(grainstore::IsValidUtf8(json_command) ? "Input is not valid JSON"
+                                                         : "Input is not valid UTF-8");
+    return false;
+  }
+  if (!input->doc.is_object()) {
+    *error = Failure("Input must be a JSON object");
+    return false;
+  }
+  return true;
+}
 
-ToolResult MemoryTool::Execute(std::string_view json_command) {
+// Runs `body`, turning an escaping exception into the contract's error.
+template <typename Body>
+ToolResult NoThrow(Body&& body) {
   try {
-    if (json_command.size() > kMaxInputBytes) {
-      return Failure("Input is too large (limit " + std::to_string(kMaxInputBytes) + " bytes)");
-    }
-    internal::JsonInput input;
-    if (!internal::ParseJsonInput(json_command, &input)) {
-      return Failure(grainstore::IsValidUtf8(json_command) ? "Input is not valid JSON"
-                                               : "Input is not valid UTF-8");
-    }
-    if (!input.doc.is_object()) return Failure("Input must be a JSON object");
-    return Dispatch(internal::Target{store_, ns_}, input);
+    return body();
   } catch (const std::bad_alloc&) {
     return Failure("Out of memory");
   } catch (...) {
@@ -156,6 +187,33 @@ ToolResult MemoryTool::Execute(std::string_view json_command) {
     // dependency ever does.
     return Failure("Internal error");
   }
+}
+
+}  // namespace
+
+MemoryTool::MemoryTool(grainstore::Store* store, grainstore::NsId ns) : store_(store), ns_(ns) {}
+
+ToolResult MemoryTool::Execute(std::string_view json_command) {
+  return NoThrow([&] {
+    internal::JsonInput input;
+    ToolResult error;
+    if (!Decode(json_command, &input, &error)) return error;
+    const std::optional<Checked> checked = Check(input, &error);
+    if (!checked) return error;
+    return Run(internal::Target{store_, ns_}, input, *checked);
+  });
+}
+
+std::optional<ToolResult> RejectedWithoutStore(std::string_view json_command) {
+  ToolResult result = NoThrow([&] {
+    internal::JsonInput input;
+    ToolResult error;
+    if (!Decode(json_command, &input, &error)) return error;
+    if (!Check(input, &error)) return error;
+    return ToolResult{};
+  });
+  if (!result.is_error) return std::nullopt;
+  return result;
 }
 
 }  // namespace memtool

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -27,8 +28,9 @@ json LoadVectors(const char* file) {
 }
 
 // Runs every case of a vector file, each in a fresh namespace; returns the
-// number of steps checked.
-int RunVectorFile(const char* file) {
+// number of steps checked. A step that RejectedWithoutStore answers must get
+// the same answer there; `rejected` counts them.
+int RunVectorFile(const char* file, int* rejected = nullptr) {
   const json cases = LoadVectors(file);
   EXPECT_TRUE(cases.is_array()) << file;
   if (!cases.is_array()) return 0;
@@ -49,6 +51,11 @@ int RunVectorFile(const char* file) {
       EXPECT_EQ(result.content, expected) << "input: " << input.substr(0, 300);
       EXPECT_EQ(result.is_error, step.at("is_error").get<bool>())
           << "input: " << input.substr(0, 300);
+      if (const std::optional<ToolResult> early = RejectedWithoutStore(input)) {
+        EXPECT_EQ(early->content, expected) << "input: " << input.substr(0, 300);
+        EXPECT_TRUE(early->is_error);
+        if (rejected != nullptr) ++*rejected;
+      }
       if (result.is_error) {
         EXPECT_EQ("Error: " + result.message, result.content);
       } else {
@@ -63,6 +70,35 @@ int RunVectorFile(const char* file) {
 TEST(VectorsTest, ShippedVectorsPass) { EXPECT_GT(RunVectorFile(AREEV_VECTORS_FILE), 200); }
 
 TEST(VectorsTest, ExtraVectorsPass) { EXPECT_GT(RunVectorFile(AREEV_EXTRA_VECTORS_FILE), 200); }
+
+// The input errors answered without a store are Execute's, for every step of
+// both files that has one (and there are many: malformed JSON, missing and
+// mistyped parameters, invalid paths).
+TEST(VectorsTest, InputRejectedWithoutAStoreGetsExecutesAnswer) {
+  int rejected = 0;
+  RunVectorFile(AREEV_VECTORS_FILE, &rejected);
+  RunVectorFile(AREEV_EXTRA_VECTORS_FILE, &rejected);
+  EXPECT_GT(rejected, 50);
+}
+
+// A well-formed command goes on to the store, whatever the store will say.
+TEST(RejectedWithoutStoreTest, AWellFormedCommandIsLeftToTheStore) {
+  for (const char* command : {
+           R"({"command":"view","path":"/memories"})",
+           R"({"command":"view","path":"/memories/missing.md","view_range":[1,2]})",
+           R"({"command":"create","path":"/memories/a.md","file_text":""})",
+           R"({"command":"str_replace","path":"/memories/a.md","old_str":"x"})",
+           R"({"command":"insert","path":"/memories/a.md","insert_line":-5,"insert_text":"x"})",
+           R"({"command":"delete","path":"/memories"})",
+           R"({"command":"rename","old_path":"/memories/a","new_path":"/memories/b"})",
+       }) {
+    EXPECT_FALSE(RejectedWithoutStore(command).has_value()) << command;
+  }
+  const std::optional<ToolResult> rejected =
+      RejectedWithoutStore(R"({"command":"rename","old_path":"/memories/a","new_path":"/x"})");
+  ASSERT_TRUE(rejected.has_value());
+  EXPECT_EQ(rejected->content, "Error: Path must start with /memories, got: /x");
+}
 
 TEST_F(MemoryToolTest, MalformedInputIsAnError) {
   struct Case {

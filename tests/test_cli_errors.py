@@ -172,6 +172,34 @@ def test_a_sqlite_database_without_tables_is_made_a_store_only_by_a_write(run_ar
     assert run_areev("cat", "/memories/a", "--db", str(blank)).stdout == "a"
 
 
+def test_memtool_input_the_contract_rejects_creates_no_store_and_no_namespace(run_areev,
+                                                                             tmp_path):
+    bad = ['{"command":', '[1]', '{"command":"view","path":"/nope"}',
+           '{"command":"create","path":"/memories/a.md"}',
+           '{"command":"rename","old_path":"/memories/a","new_path":"/memories/../b"}']
+    missing = tmp_path / "new.db"
+    for command in bad:
+        proc = run_areev("memtool", command, "--db", str(missing))
+        assert proc.returncode == 1 and proc.stdout.startswith("Error: "), (command, proc)
+    proc = run_areev("memtool", "--batch", "--db", str(missing), input="\n".join(bad) + "\n")
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert proc.returncode == 0 and len(lines) == len(bad)
+    assert all(line["is_error"] for line in lines)
+    assert list(tmp_path.iterdir()) == []
+    # A batch opens (and creates) the store at its first command that needs it.
+    good = json.dumps({"command": "view", "path": "/memories/a.md"})
+    proc = run_areev("memtool", "--batch", "--db", str(missing),
+                     input=bad[0] + "\n" + create("/memories/a.md", "a") + "\n" + good + "\n")
+    assert [json.loads(line)["content"] for line in proc.stdout.splitlines()] == [
+        "Error: Input is not valid JSON", "File created successfully at: /memories/a.md",
+        "Here's the content of /memories/a.md with line numbers:\n     1\ta"]
+    # In an existing store, rejected input adds no namespace.
+    for command in bad:
+        assert run_areev("memtool", command, "--db", str(missing), "--ns", "other").returncode == 1
+    proc = run_areev("log", "--db", str(missing), "--ns", "other")
+    assert proc.returncode == 1 and "namespace other not found" in proc.stderr
+
+
 def test_db_path_is_a_directory(run_areev, tmp_path):
     proc = run_areev("memtool", create("/memories/a", "a"), "--db", str(tmp_path))
     assert proc.returncode == 3 and "cannot open store" in proc.stderr

@@ -6,6 +6,7 @@
 #define MEMTOOL_MEMTOOL_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,12 @@ class MemoryTool {
   grainstore::Store* store_;
   grainstore::NsId ns_;
 };
+
+// The error result MemoryTool::Execute would give `json_command` before it
+// looks at any store (malformed JSON, a missing or mistyped parameter, an
+// invalid path), or nullopt when the command gets that far. Lets a caller
+// answer bad input without opening, or creating, a store.
+std::optional<ToolResult> RejectedWithoutStore(std::string_view json_command);
 
 // Serialises a result as one JSON line: {"content": "...", "is_error": false}.
 std::string ToJsonLine(const ToolResult& result);
