@@ -62,6 +62,8 @@ class LazyTool {
  public:
   explicit LazyTool(const GlobalOptions& global) : global_(global) {}
 
+  bool opened() const { return tool_.has_value(); }
+
   // The tool, or nullptr with *code set when the store cannot be opened.
   memtool::MemoryTool* Get(int* code) {
     if (!tool_) {
@@ -77,11 +79,14 @@ class LazyTool {
   std::optional<memtool::MemoryTool> tool_;
 };
 
-// One command's result: the input's own error without the store, else the
-// store's answer. nullopt (with *code set) when the store cannot be opened.
+// One command's result: until the store is open, the input's own error
+// without it; else the store's answer. nullopt (with *code set) when the
+// store cannot be opened.
 std::optional<memtool::ToolResult> Answer(LazyTool& lazy, const std::string& command,
                                           int* code) {
-  if (auto rejected = memtool::RejectedWithoutStore(command)) return rejected;
+  if (!lazy.opened()) {
+    if (auto rejected = memtool::RejectedWithoutStore(command)) return rejected;
+  }
   memtool::MemoryTool* tool = lazy.Get(code);
   if (tool == nullptr) return std::nullopt;
   return tool->Execute(command);
