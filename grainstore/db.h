@@ -201,7 +201,7 @@ class Db {
   // the caller's lock for `delay` and take it again, until `timeout_ms`
   // have passed. A Transaction that begins a write must then be begun with
   // that lock held.
-  using LockWait = std::function<void(std::chrono::milliseconds)>;
+  using LockWait = std::function<void(std::chrono::microseconds)>;
   void SetLockWait(LockWait wait, int timeout_ms);
   // How many transactions this connection has committed (PRAGMA
   // data_version counts only other connections' commits).

@@ -277,7 +277,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   // their reads answer, and their writes wait alongside it, each up to the
   // busy timeout from its own start. Every write transaction begins under mu.
   impl->db.SetLockWait(
-      [&mu = impl->mu](std::chrono::milliseconds delay) {
+      [&mu = impl->mu](std::chrono::microseconds delay) {
         mu.unlock();
         std::this_thread::sleep_for(delay);
         mu.lock();
