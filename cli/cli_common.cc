@@ -113,6 +113,45 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   return read.ok() && noted ? *std::move(noted) : status;
 }
 
+namespace {
+
+// Reports a failure to open the store; returns the exit code.
+int OpenFailure(const GlobalOptions& global, Access access, const grainstore::Status& st) {
+  // Any failure to open (missing, unreadable, not a store, newer schema) is
+  // "the store cannot be opened"; a bad argument stays a usage error, and a
+  // store another process kept locked past the busy timeout is a failed
+  // operation, as it is once open (docs/cli.md, exit codes).
+  const int code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
+                   : st.code() == grainstore::StatusCode::kBusy          ? kExitFailed
+                                                                        : kExitStore;
+  std::string why = st.message().empty() ? st.ToString() : st.message();
+  // Only a file known to be absent: one in a directory the user may not
+  // search is not known to exist or not (exists() fails with EACCES), and
+  // the store's own message says so.
+  std::error_code ec;
+  if (access == Access::kReadOnly && st.code() != grainstore::StatusCode::kInvalidArgument &&
+      !std::filesystem::exists(global.db, ec) && !ec) {
+    why = "no such file (only commands that write create a store)";
+  }
+  return Fail(code, fmt::format("cannot open store {}: {}", global.db, why));
+}
+
+}  // namespace
+
+bool CheckStoreOptions(const GlobalOptions& global, int* exit_code) {
+  // A bad name is a usage error, found before the store is opened, so that
+  // it creates no store file.
+  if (auto valid = grainstore::Store::CheckNamespaceName(global.ns); !valid.ok()) {
+    *exit_code = ReportError("--ns", valid);
+    return false;
+  }
+  if (auto valid = grainstore::Store::CheckPath(global.db); !valid.ok()) {
+    *exit_code = OpenFailure(global, Access::kWrite, valid);
+    return false;
+  }
+  return true;
+}
+
 bool OpenStore(const GlobalOptions& global, Access access, Session* session,
                int* exit_code) {
   grainstore::Options options;
@@ -121,24 +160,7 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
   options.create_if_missing = access == Access::kWrite;
   auto opened = grainstore::Store::Open(global.db, options);
   if (!opened.has_value()) {
-    const grainstore::Status& st = opened.error();
-    // Any failure to open (missing, unreadable, not a store, newer schema) is
-    // "the store cannot be opened"; a bad argument stays a usage error, and a
-    // store another process kept locked past the busy timeout is a failed
-    // operation, as it is once open (docs/cli.md, exit codes).
-    *exit_code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
-                 : st.code() == grainstore::StatusCode::kBusy          ? kExitFailed
-                                                                      : kExitStore;
-    std::string why = st.message().empty() ? st.ToString() : st.message();
-    // Only a file known to be absent: one in a directory the user may not
-    // search is not known to exist or not (exists() fails with EACCES), and
-    // the store's own message says so.
-    std::error_code ec;
-    if (access == Access::kReadOnly && st.code() != grainstore::StatusCode::kInvalidArgument &&
-        !std::filesystem::exists(global.db, ec) && !ec) {
-      why = "no such file (only commands that write create a store)";
-    }
-    Fail(*exit_code, fmt::format("cannot open store {}: {}", global.db, why));
+    *exit_code = OpenFailure(global, access, opened.error());
     return false;
   }
   session->store = std::move(opened).value();
@@ -147,8 +169,6 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
 
 bool OpenSession(const GlobalOptions& global, Access access, Session* session,
                  int* exit_code) {
-  // A bad name is a usage error, found before the store is opened, so that
-  // it creates no store file.
   if (auto valid = grainstore::Store::CheckNamespaceName(global.ns); !valid.ok()) {
     *exit_code = ReportError("--ns", valid);
     return false;

@@ -68,6 +68,14 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
 // Prints "areev: <message>" to stderr and returns `code`.
 int Fail(int code, std::string_view message);
 
+// The checks of --ns and --db that need no store: the namespace's name and
+// what Store::Open checks of the path before opening anything. On failure
+// prints the error as OpenSession would and sets *exit_code (2, or 3 for a
+// path that names no file: a directory, a device). For a command that
+// answers some input without opening the store (memtool), or that opens it
+// elsewhere (mount).
+bool CheckStoreOptions(const GlobalOptions& global, int* exit_code);
+
 // Opens the store named by `global` into session->store (ns left 0). kWrite
 // creates a missing file; kReadOnly requires it. On failure prints the error
 // and sets *exit_code (3, or 2 for an invalid argument).

@@ -10,10 +10,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,22 +35,96 @@ struct MemtoolArgs {
   bool batch = false;
 };
 
-// Reads all of stdin; false if the stream failed.
-// Reads stdin to its end; false (errno set) when it cannot be read: closed,
-// a directory. Plain read(2): a stream would throw from inside its buffer.
-bool ReadAllStdin(std::string* out) {
+// Appends up to `n` bytes of `data` to `out`, which is kept to one byte past
+// memtool::kMaxInputBytes; its capacity grows by doubling but never past that
+// bound, so that a command at the limit is not held in a buffer twice as
+// large.
+void AppendCapped(std::string* out, const char* data, std::size_t n) {
+  constexpr std::size_t kCap = memtool::kMaxInputBytes + 1;
+  const std::size_t take = std::min(n, kCap - std::min(out->size(), kCap));
+  if (out->size() + take > out->capacity()) {
+    // Into a new string: reserve() on this one would double whatever it is
+    // asked for that is under twice its capacity, past the bound.
+    std::string grown;
+    grown.reserve(std::min(std::max(out->capacity() * 2, out->size() + take), kCap));
+    grown.append(*out);
+    out->swap(grown);
+  }
+  out->append(data, take);
+}
+
+// Reads stdin to its end, or to one byte past memtool::kMaxInputBytes (the
+// command is then refused as too large, unread bytes and all); false (errno
+// set) when it cannot be read: closed, a directory. Plain read(2): a stream
+// would throw from inside its buffer.
+bool ReadStdinCommand(std::string* out) {
   char buf[1 << 16];
-  for (;;) {
+  while (out->size() <= memtool::kMaxInputBytes) {
     const ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
     if (n > 0) {
-      out->append(buf, static_cast<std::size_t>(n));
+      AppendCapped(out, buf, static_cast<std::size_t>(n));
     } else if (n == 0) {
       return true;
     } else if (errno != EINTR) {
       return false;
     }
   }
+  return true;
 }
+
+// The lines of stdin, each kept to one byte past memtool::kMaxInputBytes:
+// the rest of a longer line is read and dropped, so that the line is refused
+// as too large without being held whole.
+class StdinLines {
+ public:
+  // The next line, without its '\n'; false at the end of input or when a
+  // read fails (failed() then says so, errno set).
+  bool Next(std::string* line) {
+    line->clear();
+    bool any = false;
+    for (;;) {
+      if (pos_ == end_ && !Fill()) return any && !failed_;
+      any = true;
+      const char* start = buf_ + pos_;
+      const char* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+      const std::size_t len = newline != nullptr ? newline - start : end_ - pos_;
+      AppendCapped(line, start, len);
+      pos_ += len;
+      if (newline != nullptr) {
+        ++pos_;
+        return true;
+      }
+    }
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  bool Fill() {
+    if (eof_) return false;  // a terminal would wait for more
+    for (;;) {
+      const ssize_t n = read(STDIN_FILENO, buf_, sizeof buf_);
+      if (n > 0) {
+        pos_ = 0;
+        end_ = static_cast<std::size_t>(n);
+        return true;
+      }
+      if (n == 0) {
+        eof_ = true;
+        return false;
+      }
+      if (errno != EINTR) {
+        failed_ = true;
+        return false;
+      }
+    }
+  }
+
+  char buf_[1 << 16];
+  std::size_t pos_ = 0;
+  std::size_t end_ = 0;
+  bool eof_ = false;
+  bool failed_ = false;
+};
 
 // A store failure's own message goes to stderr; stdout keeps the contract's.
 void LogDetail(const memtool::ToolResult& result) {
@@ -93,11 +168,11 @@ std::optional<memtool::ToolResult> Answer(LazyTool& lazy, const std::string& com
 }
 
 int RunBatch(LazyTool& lazy) {
-  std::ios::sync_with_stdio(false);  // stdin is only read through std::cin
+  auto lines = std::make_unique<StdinLines>();
   std::string line;
   for (;;) {
     errno = 0;  // what a failed read leaves is its reason
-    if (!std::getline(std::cin, line)) break;
+    if (!lines->Next(&line)) break;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     int code = kExitOk;
@@ -109,7 +184,7 @@ int RunBatch(LazyTool& lazy) {
     if (out.empty() || out.back() != '\n') out.push_back('\n');
     if (Emit(out) != kExitOk) return kExitFailed;
   }
-  if (std::cin.bad()) {
+  if (lines->failed()) {
     return Fail(kExitFailed,
                 fmt::format("reading stdin failed: {}", std::strerror(errno ? errno : EIO)));
   }
@@ -126,7 +201,7 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   std::string command = args.json;
   if (!args.batch && command == "-") {
     command.clear();
-    if (!ReadAllStdin(&command)) {
+    if (!ReadStdinCommand(&command)) {
       return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
     }
   }
@@ -135,9 +210,19 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   if (args.batch && fcntl(STDIN_FILENO, F_GETFD) == -1) {
     return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
   }
-  LazyTool lazy(global);
-  if (args.batch) return RunBatch(lazy);
   int code = kExitOk;
+  if (!CheckStoreOptions(global, &code)) return code;
+  LazyTool lazy(global);
+  if (args.batch) {
+    // A store that exists is opened before any command runs, so that a
+    // failure to open it (or its namespace) comes before any result line; a
+    // missing one is created by the first command that needs it.
+    std::error_code ec;
+    if ((std::filesystem::exists(global.db, ec) || ec) && lazy.Get(&code) == nullptr) {
+      return code;
+    }
+    return RunBatch(lazy);
+  }
   const std::optional<memtool::ToolResult> answered = Answer(lazy, command, &code);
   if (!answered) return code;
   const memtool::ToolResult& result = *answered;

@@ -106,9 +106,7 @@ void NameProcessAsInvoked(const std::vector<std::string>& words) {
 int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 #ifdef AREEV_HAVE_FUSE
   // Refused before the store is opened, as by every other command.
-  if (auto valid = grainstore::Store::CheckNamespaceName(global.ns); !valid.ok()) {
-    return ReportError("--ns", valid);
-  }
+  if (int code = kExitOk; !CheckStoreOptions(global, &code)) return code;
   const std::vector<std::string> words = CommandLineWords();
   RestartWithHugePageMalloc(words);
   NameProcessAsInvoked(words);

@@ -73,7 +73,12 @@ int OpenStore(const MountOptions& options, OpenedStore* out) {
     const grainstore::Status& error = store.error();
     Log(LogLevel::kError, "cannot open store {}: {}", options.db_path,
         error.message().empty() ? error.ToString() : error.message());
-    return 1;
+    // The CLI's codes (docs/cli.md): a bad argument is usage, a lock held
+    // past the busy timeout a failed operation, anything else a store that
+    // cannot be opened.
+    return error.code() == grainstore::StatusCode::kInvalidArgument ? 2
+           : error.code() == grainstore::StatusCode::kBusy          ? 1
+                                                                   : 3;
   }
   if ((*store)->read_only()) {
     // Every save through the mount is a write; a read-only mount would also

@@ -366,19 +366,23 @@ Status CheckStorePath(const std::string& path) {
 Status Db::Open(const std::string& path, bool create_if_missing) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
+  GRAINSTORE_RETURN_IF_ERROR(CheckPath(path));
+  uri_query_.clear();
+  return OpenAs(path.starts_with("file:") ? "./" + path : path, flags);
+}
+
+Status Db::CheckPath(const std::string& path) {
   // The store's path is always a file's name. SQLite would open "" and
   // ":memory:" as private temporary databases (every write acknowledged,
   // nothing kept), and a name starting with "file:" as a URI when built with
   // URI names on (Debian's is): "file:z.db" would open z.db,
-  // "file:x?mode=memory" a database kept nowhere.
+  // "file:x?mode=memory" a database kept nowhere (Open names it "./file:...").
   if (path.empty()) return Status::InvalidArgument("the store path is empty");
   if (path == ":memory:") {
     return Status::InvalidArgument(
         "':memory:' is SQLite's in-memory database, which keeps nothing; give a file path");
   }
-  GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
-  uri_query_.clear();
-  return OpenAs(path.starts_with("file:") ? "./" + path : path, flags);
+  return CheckStorePath(path);
 }
 
 Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno) {

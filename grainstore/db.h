@@ -116,6 +116,8 @@ class Db {
 
   // Opens (read-write, creating when allowed) the database file.
   Status Open(const std::string& path, bool create_if_missing);
+  // What Open checks of `path` before it opens anything (Store::CheckPath).
+  static Status CheckPath(const std::string& path);
   // Opens the database file read-only as an immutable snapshot: no locks, no
   // WAL, no shared-memory index. Only for a file no connection has open and
   // whose WAL holds nothing; a write transaction fails with ReadOnly, saying

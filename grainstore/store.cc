@@ -321,6 +321,8 @@ std::uint64_t Store::origin() const { return impl_->origin; }
 bool Store::read_only() const { return impl_->db.read_only(); }
 std::string Store::read_only_reason() const { return impl_->db.snapshot_why(); }
 
+Status Store::CheckPath(const std::string& path) { return Db::CheckPath(path); }
+
 Status Store::CheckNamespaceName(std::string_view name) {
   if (ValidNsName(name)) return Status::Ok();
   return Status::InvalidArgument(fmt::format(

@@ -198,6 +198,19 @@ def test_memtool_input_the_contract_rejects_creates_no_store_and_no_namespace(ru
         assert run_areev("memtool", command, "--db", str(missing), "--ns", "other").returncode == 1
     proc = run_areev("log", "--db", str(missing), "--ns", "other")
     assert proc.returncode == 1 and "namespace other not found" in proc.stderr
+    # --db and --ns are checked before the input, as for any command.
+    for options, code in (([":memory:"], 2), ([""], 2), (["stores/"], 3),
+                          ([str(missing), "--ns", "bad!"], 2)):
+        for mode in (["{}"], ["--batch"]):
+            proc = run_areev("memtool", *mode, "--db", *options, input="{}\n", cwd=tmp_path)
+            assert (proc.returncode, proc.stdout) == (code, ""), (options, mode, proc)
+            assert proc.stderr.startswith("areev: "), proc.stderr
+    # An existing file that is no store is refused before any result line.
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a store")
+    proc = run_areev("memtool", "--batch", "--db", str(junk), input="{}\n" + good + "\n")
+    assert (proc.returncode, proc.stdout) == (3, ""), proc
+    assert not (tmp_path / ":memory:").exists() and not (tmp_path / "stores").exists()
 
 
 def test_db_path_is_a_directory(run_areev, tmp_path):

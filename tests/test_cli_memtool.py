@@ -189,3 +189,57 @@ def test_a_huge_command_is_answered_within_a_small_multiple_of_its_size(areev_bi
                               preexec_fn=limit_memory, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert json.loads(proc.stdout) == answer, line[:80]
+
+
+def feed(proc, parts):
+    """Writes `parts` (bytes, or (chunk, count) to repeat a chunk) to the
+    process's stdin and closes it, without holding the whole input."""
+    try:
+        for part in parts:
+            chunk, count = part if isinstance(part, tuple) else (part, 1)
+            for _ in range(count):
+                proc.stdin.write(chunk)
+    except BrokenPipeError:
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+
+
+# Issue: stdin was read whole before the input limit was applied, so a
+# command far over the limit took twice its size in memory (a 1 GB line
+# 2.1 GB) and, under a memory limit, killed the process (`memtool -`) or
+# ended the batch before the commands after it.
+def test_a_command_over_the_input_limit_is_refused_in_bounded_memory(areev_bin, db):
+    if os.environ.get("AREEV_PRESET") == "asan":
+        pytest.skip("ASan reserves more address space than the limit under test")
+    import threading
+
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (1200 << 20, 1200 << 20))
+
+    view = b'{"command":"view","path":"/memories"}'
+    over = [view[:-1] + b',"pad":"', (b"x" * (1 << 20), 900), b'"}']
+    too_large = "Error: Input is too large (limit 268435456 bytes)"
+    for argv, parts in (
+            (["memtool", "--batch"], over + [b"\n", view, b"\n"]),
+            (["memtool", "-"], over)):
+        proc = subprocess.Popen([areev_bin, *argv, "--db", db], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=limit_memory)
+        writer = threading.Thread(target=feed, args=(proc, parts))
+        writer.start()
+        out = proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait(timeout=120)
+        writer.join()
+        if argv[1] == "-":
+            assert (proc.returncode, out.decode()) == (1, too_large), err[-2000:]
+        else:
+            lines = [json.loads(line) for line in out.splitlines()]
+            assert proc.returncode == 0, err[-2000:]
+            assert [line["content"] for line in lines] == [
+                too_large, "Here're the files and directories up to 2 levels deep in "
+                "/memories, excluding hidden items and node_modules:\n4K\t/memories"]

@@ -268,8 +268,14 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     junk.write_bytes(b"not a database" * 100)
     not_store = run_areev("mount", str(tmp_path / "mp"), "--db", str(junk), "-f")
     assert (not_store.returncode, not_store.stderr) == (
-        1, f"areev mount: ERROR: cannot open store {junk}: not an areev store: the file is not "
+        3, f"areev mount: ERROR: cannot open store {junk}: not an areev store: the file is not "
            f"a SQLite database\n")
+    # --db is checked as by every other command, before anything is made.
+    for name, code in ((":memory:", 2), ("", 2), ("stores/", 3)):
+        proc = run_areev("mount", str(tmp_path / "mp"), "--db", name, "-f", cwd=tmp_path)
+        assert proc.returncode == code and proc.stderr.startswith(
+            f"areev: cannot open store {name}: "), (name, proc.stderr)
+    assert not (tmp_path / ":memory:").exists() and not (tmp_path / "stores").exists()
     assert run_areev("umount").returncode == 2
     started = time.monotonic()
     proc = run_areev("umount", str(tmp_path))
@@ -501,7 +507,7 @@ def test_a_new_store_that_cannot_be_made_unmounts_again(run_areev, tmp_path):
     db = tmp_path / "no-such-dir" / "new.db"
     for foreground in ([], ["-f"]):
         proc = run_areev("mount", str(mp), "--db", str(db), *foreground)
-        assert proc.returncode == 1, proc.stderr
+        assert proc.returncode == 3, proc.stderr  # as for every command's store
         assert proc.stderr.startswith(f"areev mount: ERROR: cannot open store {db}: "), proc.stderr
         assert not os.path.ismount(str(mp))
         assert not db.parent.exists()

@@ -128,6 +128,11 @@ class Store {
   // InvalidArgument unless `name` is a valid namespace name; callers check
   // it before opening (or creating) a store for it.
   static Status CheckNamespaceName(std::string_view name);
+  // The checks Open makes of a store's path before it opens or creates
+  // anything (empty, ":memory:", too long for SQLite, a directory's name, not
+  // a regular file), with Open's codes and messages; Ok says nothing of
+  // whether the file exists or is a store.
+  static Status CheckPath(const std::string& path);
   Result<std::vector<std::string>> ListNamespaces();
 
   // ---- Path level (memtool, CLI); keys are normalised "/memories/..." ------
