@@ -50,10 +50,24 @@ int Fail(int code, std::string_view message) {
   return code;
 }
 
+namespace {
+
+// The store this process opened (a command opens one), named in reports of
+// damage found in it after the open.
+std::string& OpenedStorePath() {
+  static std::string path;
+  return path;
+}
+
+}  // namespace
+
 int ReportError(std::string_view what, const grainstore::Status& status) {
   std::string text = status.message();
   if (text.empty())
     text = std::string(grainstore::StatusCodeName(status.code()));
+  if (status.code() == grainstore::StatusCode::kCorruption && !OpenedStorePath().empty()) {
+    text += fmt::format(" (in the store {})", OpenedStorePath());
+  }
   return Fail(ExitCodeFor(status), fmt::format("{}: {}", what, text));
 }
 
@@ -164,6 +178,7 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
     return false;
   }
   session->store = std::move(opened).value();
+  OpenedStorePath() = global.db;
   return true;
 }
 

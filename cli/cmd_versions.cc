@@ -301,7 +301,12 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   } else {
     // The chain's last version, by number: one probe however long the
     // history (listing it took 2 s and 567 MB at a million versions).
-    if (chain->head_seq == 0) return Fail(kExitFailed, fmt::format("diff {}: no versions", key));
+    // Every chain is written with its first version: one without any was
+    // damaged (a page of versions that reads as empty).
+    if (chain->head_seq == 0) {
+      return ReportError(fmt::format("diff {}", key),
+                         grainstore::Status::Corruption("the file's chain has no versions"));
+    }
     auto last = s.store->FindChainVersion(chain->id, key, fmt::format("{}", chain->head_seq));
     if (!last.has_value()) return ReportError(fmt::format("diff {}", key), last.error());
     to = std::move(last).value();

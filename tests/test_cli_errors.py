@@ -213,6 +213,29 @@ def test_memtool_input_the_contract_rejects_creates_no_store_and_no_namespace(ru
     assert not (tmp_path / ":memory:").exists() and not (tmp_path / "stores").exists()
 
 
+# Issue: a store whose page of versions reads as empty (its cell count
+# zeroed) made `diff` say "no versions" (exit 1) where `history` reported the
+# damage (exit 3), and neither message named the store.
+def test_damage_found_after_the_open_is_exit_3_and_names_the_store(run_areev, tmp_path):
+    db = tmp_path / "damaged.db"
+    for text in ("v1", "v2", "v3"):
+        assert run_areev("memtool", create("/memories/f.md", text), "--db", str(db)).returncode == 0
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = 'grains'")]
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    assert len(pages) == 1
+    raw = bytearray(db.read_bytes())
+    at = (pages[0] - 1) * page_size
+    raw[at + 3:at + 5] = b"\0\0"  # the leaf's cell count
+    db.write_bytes(bytes(raw))
+    for args in (["history", "/memories/f.md"], ["diff", "/memories/f.md"]):
+        proc = run_areev(*args, "--db", str(db))
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert proc.stderr.startswith(f"areev: {args[0]} /memories/f.md: "), proc.stderr
+        assert proc.stderr.endswith(f" (in the store {db})\n"), proc.stderr
+
+
 def test_db_path_is_a_directory(run_areev, tmp_path):
     proc = run_areev("memtool", create("/memories/a", "a"), "--db", str(tmp_path))
     assert proc.returncode == 3 and "cannot open store" in proc.stderr
