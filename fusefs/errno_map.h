@@ -10,11 +10,11 @@ namespace fusefs {
 // InvalidArgument→EINVAL, Conflict→EBUSY, Busy→EBUSY (never EAGAIN: callers
 // of regular files do not retry), NoSpace→ENOSPC, IOError/Corruption→EIO,
 // NotSupported→ENOTSUP, NotADirectory→ENOTDIR, IsADirectory→EISDIR,
-// NotEmpty→ENOTEMPTY, TooLarge→EFBIG, ReadOnly→EROFS.
+// NotEmpty→ENOTEMPTY, TooLarge→EFBIG, NameTooLong→ENAMETOOLONG, ReadOnly→EROFS.
 int StatusToErrno(const grainstore::Status& status);
 
-// errno for a status returned by grainstore::ValidateName: TooLarge means the
-// name is too long (ENAMETOOLONG); anything else is EINVAL.
+// errno for a status returned by grainstore::ValidateName: NameTooLong is
+// ENAMETOOLONG; anything else is EINVAL.
 int NameStatusToErrno(const grainstore::Status& status);
 
 }  // namespace fusefs

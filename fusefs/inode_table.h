@@ -1,5 +1,6 @@
 // In-memory inode cache of the mount: one Inode per store node the kernel
-// knows (lookup count > 0) or has open. It serves getattr without SQL and holds
+// knows (lookup count > 0) or has open, and per node whose draft is not yet
+// saved or whose clean body is kept for the next open, after the kernel forgot it. It serves getattr without SQL and holds
 // each file's draft: the body being written, shared by all handles.
 #ifndef FUSEFS_INODE_TABLE_H_
 #define FUSEFS_INODE_TABLE_H_

@@ -13,7 +13,8 @@ namespace fusefs {
 // True when `name` (one path segment) matches a temp/swap/backup/lock pattern:
 // *.swp *.swo *.swx .*.sw? 4913.. (vim's digits-only probe names) *~ *.bak *.orig #*# .#*
 // *___jb_tmp___ *___jb_old___ .goutputstream-* sed?????? *.tmp *.tmp.*
-// *.vsctmp .~lock.*# tmp???????? (Python tempfile) tmp.?????????? (mktemp).
+// *.vsctmp .~lock.*# tmp???????? (Python tempfile) tmp.?????????? (mktemp)
+// .tmp?????? (Rust's tempfile).
 // `*.lock` is NOT matched.
 bool IsTempName(std::string_view name);
 

@@ -1,5 +1,6 @@
-// Private RAII wrapper over sqlite3: the only place (with db.cc and the VFS
-// in wal_vfs.cc) that calls sqlite3_* directly. Bind indices are 1-based (SQLite's own convention) and
+// Private RAII wrapper over sqlite3: with db.cc, the only code that calls
+// sqlite3_* directly, but for the VFS (wal_vfs.cc) and the process-wide
+// sqlite3_config calls of sqlite_memory.cc and sqlite_pcache.cc. Bind indices are 1-based (SQLite's own convention) and
 // column indices 0-based, as in the C API.
 #ifndef GRAINSTORE_DB_H_
 #define GRAINSTORE_DB_H_

@@ -1,4 +1,6 @@
-// Connection setup (the only place PRAGMAs are issued) and schema migrations.
+// Connection setup (the connection's PRAGMAs, but for the busy timeout that
+// Store::Open sets) and schema migrations, with the PRAGMAs they read and
+// write (user_version, application_id, data_version, wal_checkpoint).
 // See docs/storage-format.md.
 #ifndef GRAINSTORE_SCHEMA_H_
 #define GRAINSTORE_SCHEMA_H_

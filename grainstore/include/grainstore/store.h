@@ -11,7 +11,8 @@
 //
 // Thread safety: a Store is safe for concurrent use by many threads without
 // external synchronisation. Several processes may open the same file at once;
-// writes are serialised by SQLite (WAL, BEGIN IMMEDIATE, busy timeout) and a
+// writes are serialised by SQLite's write lock (WAL, BEGIN IMMEDIATE, tried
+// again with the Store's mutex released until the busy timeout) and a
 // read-modify-write (EditFile) reads the head inside its write transaction, so
 // no update is lost.
 #ifndef GRAINSTORE_STORE_H_
