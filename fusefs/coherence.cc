@@ -127,6 +127,16 @@ void Coherence::Apply(const grainstore::OpRecord& op) {
   if (op.node_id != 0) RefreshNode(op.node_id);
 }
 
+void Coherence::DropNameLater(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_.load()) return;
+    InvalidateKey(key);
+    wake_ = true;
+  }
+  cv_.notify_all();
+}
+
 // Drops the kernel's dentry for `key` (positive or negative) and refreshes the
 // parent directory's attributes.
 void Coherence::InvalidateKey(const std::string& key) {
@@ -179,6 +189,9 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
         if (node) inode->info = *node;
         inode->Unload();
         inode->stale_pages = true;
+      }
+      if (fs_->writeback() && inode->handles > 0 && inode->info.kind == NodeKind::kFile) {
+        inode->kernel_attrs_stale = true;
       }
     }
     if (!moved_from.empty()) MoveKeysUnder(moved_from, node->key, /*send_back=*/true);

@@ -72,6 +72,11 @@ class Coherence {
   // them are also sent back (ESTALE) for a while, as for a file moved
   // itself; a move through the mount needs no more than the keys.
   void MoveKeysUnder(const std::string& old_key, const std::string& new_key, bool send_back);
+  // Has the polling thread drop the kernel's name `key` (and its inode's
+  // cached attributes) soon: the last release of an inode whose size the
+  // kernel kept across another process's change (Inode::kernel_attrs_stale).
+  // Not with an inode's mutex held.
+  void DropNameLater(const std::string& key);
   // Whether another process changed `key` (added, edited, moved, deleted
   // it) within kRecentChangeNs: an open of it is then given direct I/O.
   bool ChangedLately(std::string_view key) const;

@@ -234,6 +234,9 @@ void Filesystem::DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err)
   inode.dirty = false;
   inode.pristine = false;
   inode.stale_pages = true;
+  // In writeback mode the kernel keeps the draft's size whatever it is told;
+  // the last release drops the name, so the next lookup reads the file anew.
+  if (writeback()) inode.kernel_attrs_stale = true;
   auto node = store_->GetNode(inode.info.id);
   if (node) {
     inode.info = *node;

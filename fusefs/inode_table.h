@@ -144,6 +144,12 @@ struct Inode {
   }
   bool unlinked = false;      // removed from the tree; writes are never sealed
   bool stale_pages = false;   // changed by another process since the last open
+  // Writeback mode: another process changed the file while a handle held
+  // the kernel's inode, so the kernel kept its own size and modification
+  // time, and a lookup meanwhile bound the name to that inode again. The
+  // last release drops the name once more (Coherence::DropNameLater), so
+  // that the kernel evicts the inode and the next lookup reads the file anew.
+  bool kernel_attrs_stale = false;
   // Until then (NowNs), opens are answered ESTALE: another process deleted
   // the file or moved it to another path, and the kernel may still reach it
   // through a name that no longer leads to it (see OpOpen, kStaleNameNs).

@@ -255,15 +255,26 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     // their order: refusing some would seal the draft with holes.
     if (!fs.writeback() && RefusedForSpace(fs, size)) return (void)fuse_reply_err(req, ENOSPC);
     int err = 0;
+    bool discarded = false;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
+      const bool failed_before = inode->FailedErrno(fi->fh) != 0;
       err = WriteLocked(fs, *inode, buf, size, off, fi);
+      if (err == EFBIG && fs.writeback() && !failed_before) {
+        // The kernel took the application's writes and sends them now: the
+        // draft holds the part below the limit, which a save would store as
+        // a cut version. The change fails whole, as a save that failed.
+        fs.DiscardDraftLocked(*inode, fi->fh, EFBIG);
+        discarded = true;
+      }
       if (err == 0 && size > 0 && (static_cast<std::uint64_t>(off) + size) % kPageBytes == 0) {
         inode->split_writer = fi->fh;  // more of this write(2) may follow
       } else {
         inode->SettleSplit(fi->fh);
       }
     }
+    // The kernel's size is the discarded draft's.
+    if (discarded) fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
     if (err != 0) return (void)fuse_reply_err(req, err);
     fuse_reply_write(req, size);
   });
@@ -305,6 +316,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     if (!inode) return (void)fuse_reply_err(req, ESTALE);
     bool keep_body = false;
     std::size_t kept_bytes = 0;
+    std::string drop_name;  // a name whose kernel inode has stale attributes
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       inode->SettleSplit(fi->fh);
@@ -322,6 +334,10 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       if (inode->provisional_by == fi->fh) inode->provisional_by = 0;  // its saves are final
       if (inode->handles > 0) --inode->handles;
       if (IsWriter(fi) && inode->writers > 0) --inode->writers;
+      if (inode->handles == 0 && inode->kernel_attrs_stale) {
+        inode->kernel_attrs_stale = false;
+        if (!inode->unlinked) drop_name = inode->info.key;
+      }
       if (inode->handles == 0 && !inode->dirty) {
         kept_bytes = inode->data.size();
         keep_body = inode->loaded && !inode->unlinked && kept_bytes <= kMaxKeptBodyBytes;
@@ -332,6 +348,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     }
     fs.inodes().MaybeErase(fs.FromFuse(ino));
     if (keep_body) fs.KeepBody(inode, kept_bytes);
+    if (!drop_name.empty()) fs.coherence().DropNameLater(drop_name);
     fuse_reply_err(req, 0);
   });
 }

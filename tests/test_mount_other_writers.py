@@ -264,3 +264,33 @@ def test_another_processs_edit_reaches_a_cached_file_in_writeback_mode(mnt):
     append_line(p, b"line2\n")
     assert p.read_bytes() == b"short\nline2\n"
     assert areev(mnt.db, "cat", "/memories/log.md").stdout == "short\nline2\n"
+
+
+# Issue: the same, while a process held the file open across the other
+# process's edit: a lookup meanwhile bound the name to the kernel's inode
+# again, with its old size and time, and that stayed after every handle had
+# closed (minutes later a read was still cut to the old size, `git status`
+# saw no change, and `sed -i` saved the cut copy). The last release now drops
+# the name once more.
+@pytest.mark.parametrize("mnt", [("-o", "writeback_cache")], indirect=True, ids=["writeback"])
+@pytest.mark.parametrize("new_text", ["a much longer replacement 207\n", "short\n"],
+                         ids=["longer", "shorter"])
+def test_an_edit_made_while_a_handle_held_the_file_reaches_it_once_released(mnt, new_text):
+    p = mnt.path / "held.md"
+    old_text = "main 207 with some more words\n" if new_text == "short\n" else "main 207\n"
+    p.write_text(old_text)
+    assert p.read_text() == old_text
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        r = memtool(mnt.db, {"command": "create", "path": "/memories/held.md",
+                             "file_text": new_text})
+        assert not r["is_error"], r
+        time.sleep(0.5)  # the poller has dropped the name
+        os.stat(p)  # a lookup while the file is held binds the name again
+    finally:
+        os.close(fd)
+    assert wait_for(lambda: os.stat(p).st_size == len(new_text), timeout=5), os.stat(p)
+    assert p.read_text() == new_text
+    with open(p, "a") as f:
+        f.write("appended\n")
+    assert areev(mnt.db, "cat", "/memories/held.md").stdout == new_text + "appended\n"
