@@ -173,7 +173,10 @@ int RunBatch(LazyTool& lazy) {
   for (;;) {
     errno = 0;  // what a failed read leaves is its reason
     if (!lines->Next(&line)) break;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    // A line kept cut at one byte past the limit stays over it.
+    if (!line.empty() && line.back() == '\r' && line.size() <= memtool::kMaxInputBytes) {
+      line.pop_back();
+    }
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     int code = kExitOk;
     const std::optional<memtool::ToolResult> answered = Answer(lazy, line, &code);
@@ -198,6 +201,8 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   if (!args.batch && !args.json_given) {
     return Fail(kExitUsage, "memtool: give one JSON command (or - for stdin), or --batch");
   }
+  int code = kExitOk;
+  if (!CheckStoreOptions(global, &code)) return code;
   std::string command = args.json;
   if (!args.batch && command == "-") {
     command.clear();
@@ -210,8 +215,6 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   if (args.batch && fcntl(STDIN_FILENO, F_GETFD) == -1) {
     return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
   }
-  int code = kExitOk;
-  if (!CheckStoreOptions(global, &code)) return code;
   LazyTool lazy(global);
   if (args.batch) {
     // A store that exists is opened before any command runs, so that a

@@ -146,11 +146,20 @@ class Filesystem {
   // hold the draft's size.
   void DiscardDraftLocked(Inode& inode, std::uint64_t handle, int err);
   // A new nonzero id for an open regular file's fuse_file_info::fh, opened
-  // with `open_flags`; an O_SYNC or O_DSYNC open's id says so (IsSyncHandle).
-  std::uint64_t NewHandle(int open_flags) {
-    const std::uint64_t id = next_handle_.fetch_add(1, std::memory_order_relaxed);
-    return (open_flags & O_DSYNC) != 0 ? id | kSyncHandleBit : id;
+  // with `open_flags`; an O_SYNC or O_DSYNC open's id says so (IsSyncHandle),
+  // and so does an O_DIRECT open's, or one given direct I/O (IsDirectHandle).
+  std::uint64_t NewHandle(int open_flags, bool direct_io = false) {
+    std::uint64_t id = next_handle_.fetch_add(1, std::memory_order_relaxed);
+    if ((open_flags & O_DSYNC) != 0) id |= kSyncHandleBit;
+    if ((open_flags & O_DIRECT) != 0 || direct_io) id |= kDirectHandleBit;
+    return id;
   }
+  // Whether the handle's writes reach the daemon as the application makes
+  // them, past the kernel's page cache (O_DIRECT, or direct I/O given at
+  // open), even in writeback mode.
+  static bool IsDirectHandle(std::uint64_t fh) { return (fh & kDirectHandleBit) != 0; }
+  // `fh` marked as given direct I/O.
+  static std::uint64_t DirectHandle(std::uint64_t fh) { return fh | kDirectHandleBit; }
   // Whether the handle was opened O_SYNC or O_DSYNC (O_SYNC includes the
   // O_DSYNC bit): the kernel then sends an fsync after each of its writes.
   static bool IsSyncHandle(std::uint64_t fh) { return (fh & kSyncHandleBit) != 0; }
@@ -225,6 +234,7 @@ class Filesystem {
   std::string db_path_;
   std::atomic<bool> writeback_{false};
   static constexpr std::uint64_t kSyncHandleBit = std::uint64_t{1} << 63;
+  static constexpr std::uint64_t kDirectHandleBit = std::uint64_t{1} << 62;
   std::atomic<std::uint64_t> next_handle_{1};
   SentBack sent_back_{kSentBackPassNs};
   OpenHandles handles_;

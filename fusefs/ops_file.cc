@@ -82,7 +82,8 @@ void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const cha
   fuse_entry_param e{};
   fs.MakeEntry(*node, &e);
   auto inode = fs.inodes().Find(node->id);
-  fi->fh = fs.NewHandle(fi->flags);
+  const bool direct = fs.coherence().ChangedLately(node->key);
+  fi->fh = fs.NewHandle(fi->flags, direct);
   bool keep;
   {
     std::lock_guard<std::mutex> lock(inode->mu);
@@ -90,7 +91,7 @@ void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const cha
     fs.FillAttrLocked(*inode, &e.attr);
   }
   fi->keep_cache = keep;
-  fi->direct_io = fs.coherence().ChangedLately(node->key);
+  fi->direct_io = direct;
   fuse_reply_create(req, &e, fi);
 }
 
@@ -198,9 +199,10 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
         // Reached after another process deleted it (an O_PATH descriptor's
         // /proc link): it reads its last version, as open handles do.
         if (inode->unlinked && !inode->loaded) fs.coherence().LoadDeletedLocked(*inode);
-        keep = OpenLocked(*inode, fi);
         // Another process edits it (RecentChanges): reads past the page cache.
         fi->direct_io = fs.coherence().ChangedLately(inode->info.key);
+        if (fi->direct_io) fi->fh = Filesystem::DirectHandle(fi->fh);
+        keep = OpenLocked(*inode, fi);
       }
     }
     if (stale) return (void)fuse_reply_err(req, ESTALE);
@@ -260,10 +262,13 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
       std::lock_guard<std::mutex> lock(inode->mu);
       const bool failed_before = inode->FailedErrno(fi->fh) != 0;
       err = WriteLocked(fs, *inode, buf, size, off, fi);
-      if (err == EFBIG && fs.writeback() && !failed_before) {
+      if (err == EFBIG && fs.writeback() && !failed_before &&
+          !Filesystem::IsDirectHandle(fi->fh)) {
         // The kernel took the application's writes and sends them now: the
         // draft holds the part below the limit, which a save would store as
-        // a cut version. The change fails whole, as a save that failed.
+        // a cut version. The change fails whole, as a save that failed. (A
+        // direct handle's writer is told at its write(2), as without
+        // writeback, and keeps what it wrote before.)
         fs.DiscardDraftLocked(*inode, fi->fh, EFBIG);
         discarded = true;
       }
@@ -273,7 +278,8 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
         inode->SettleSplit(fi->fh);
       }
     }
-    // The kernel's size is the discarded draft's.
+    // The kernel's page cache holds the discarded draft (its size stays the
+    // kernel's until the last release drops the name: kernel_attrs_stale).
     if (discarded) fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
     if (err != 0) return (void)fuse_reply_err(req, err);
     fuse_reply_write(req, size);

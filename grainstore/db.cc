@@ -2,7 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -235,6 +238,8 @@ void Db::CloseConnection(bool unregister) {
   wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
   if (db_ != nullptr) sqlite3_close_v2(db_);
   db_ = nullptr;
+  if (file_fd_ >= 0) ::close(file_fd_);  // an O_PATH descriptor: no lock goes with it
+  file_fd_ = -1;
   reopen_path_.clear();
   if (registered_) {
     std::unique_lock lock(RegistryMu(), std::defer_lock);
@@ -397,24 +402,51 @@ Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno)
   return Status::Ok();
 }
 
+void Db::NoteOpenedFile() {
+  file_gone_.clear();
+  file_checked_ = {};
+  const char* file = sqlite3_db_filename(db_, "main");
+  if (file == nullptr || *file == 0) return;
+  file_path_ = file;
+  file_fd_ = ::open(file, O_PATH | O_CLOEXEC);
+  struct stat dir {};
+  const std::string parent = std::filesystem::path(file_path_).parent_path().string();
+  if (file_fd_ >= 0 && ::stat(parent.c_str(), &dir) == 0) {
+    file_dir_dev_ = dir.st_dev;
+    file_dir_ino_ = dir.st_ino;
+  }
+}
+
 Status Db::CheckFileStillNamed() {
-  // A stat costs about a microsecond, a few percent of a small write; a
-  // write in the interval after the file went is lost with the file anyway.
+  // Two or three stats cost a few microseconds, a few percent of a small
+  // write; a write in the interval after the file went is lost with it anyway.
   static constexpr auto kFileCheckInterval = std::chrono::milliseconds(100);
   if (!file_gone_.empty()) return Status::IOError(file_gone_);
+  if (file_fd_ < 0) return Status::Ok();
   const auto now = std::chrono::steady_clock::now();
   if (now - file_checked_ < kFileCheckInterval) return Status::Ok();
   file_checked_ = now;
-  int moved = 0;
-  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
-      moved == 0) {
-    return Status::Ok();
+  struct stat open_file {};
+  if (::fstat(file_fd_, &open_file) != 0) return Status::Ok();
+  bool gone = open_file.st_nlink == 0;  // deleted, or another file moved over it
+  if (!gone) {
+    struct stat named {};
+    if (::stat(file_path_.c_str(), &named) == 0) {
+      gone = named.st_dev != open_file.st_dev || named.st_ino != open_file.st_ino;
+    } else if (errno == ENOENT) {
+      // Moved away within its directory, or the directory itself moved
+      // (with the -wal and -shm): only the first is a fault.
+      struct stat dir {};
+      const std::string parent = std::filesystem::path(file_path_).parent_path().string();
+      gone = ::stat(parent.c_str(), &dir) == 0 && dir.st_dev == file_dir_dev_ &&
+             dir.st_ino == file_dir_ino_;
+    }  // any other failure (a permission, a network error) proves nothing
   }
-  const char* file = sqlite3_db_filename(db_, "main");
+  if (!gone) return Status::Ok();
   file_gone_ = fmt::format(
       "the store file {} was deleted or replaced after this process opened it; nothing more "
       "is written to the file it had open (open the store again)",
-      file != nullptr ? file : "");
+      file_path_);
   return Status::IOError(file_gone_);
 }
 
@@ -500,6 +532,7 @@ Status Db::OpenAs(const std::string& name, int flags) {
   }
   sqlite3_extended_result_codes(db_, 1);
   ++opens_;
+  NoteOpenedFile();
   opened_forks_ = ProcessForkCount();
   if ((flags & SQLITE_OPEN_URI) == 0 || uri_query_ != "immutable=1") {
     std::lock_guard lock(RegistryMu());

@@ -282,12 +282,16 @@ class Db {
   // is Busy, as CheckSnapshot says. A failed open is tried again by the next
   // statement.
   Status KeepSnapshotCurrent(bool to_write);
-  // Before a write: IOError once the store's path no longer names the file
-  // this connection has open (deleted, or another file moved over it), whose
-  // writes would then be lost with it, or land where no other process looks
-  // (its -wal and -shm go by the path). Asks the system (one stat) at most
-  // every kFileCheckInterval, and once gone the answer stays.
+  // Before a write: IOError once the file this connection has open is
+  // deleted, or its name within its directory names another file or none
+  // (another file moved over it, the file moved away), whose writes would
+  // then be lost with it, or land where no other process looks (its -wal
+  // and -shm go by the path). A move of a directory above it moves the -wal
+  // and -shm too, and is no fault. Looks (two or three stats) at most every
+  // kFileCheckInterval; once gone the answer stays for this connection.
   Status CheckFileStillNamed();
+  // Remembers the file the new connection opened, for CheckFileStillNamed.
+  void NoteOpenedFile();
 
   sqlite3* db_ = nullptr;
   int open_flags_ = 0;        // as OpenAs opened it
@@ -303,8 +307,15 @@ class Db {
   int snapshot_errno_ = 0;    // set by OpenSnapshot
   std::string snapshot_path_;
   struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
-  std::chrono::steady_clock::time_point file_checked_{};  // CheckFileStillNamed's last stat
-  std::string file_gone_;  // why writes are refused, once the path names another file
+  std::chrono::steady_clock::time_point file_checked_{};  // CheckFileStillNamed's last look
+  std::string file_gone_;  // why writes are refused, once the file went
+  // The open file, by an O_PATH descriptor (whose close drops none of the
+  // process's locks on it, unlike any other descriptor's), its path, and
+  // its directory as found at the open; -1 when not known.
+  int file_fd_ = -1;
+  std::string file_path_;
+  dev_t file_dir_dev_ = 0;
+  ino_t file_dir_ino_ = 0;
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   bool held_ = false;        // a read transaction is held

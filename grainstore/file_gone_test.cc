@@ -32,8 +32,10 @@ class FileGoneTest : public ::testing::Test {
     auto put = store_->PutFile(ns_, "/memories/a.md", "two\n");
     ASSERT_FALSE(put.has_value());
     EXPECT_EQ(put.error().code(), StatusCode::kIOError);
+    // Named as SQLite names it: absolute, symbolic links resolved.
     EXPECT_EQ(put.error().message(),
-              "the store file " + path_ +
+              "the store file " + std::filesystem::canonical(dir_.path()).string() +
+                  "/agent.db" +
                   " was deleted or replaced after this process opened it; nothing more is "
                   "written to the file it had open (open the store again)");
     // It stays refused, without waiting for another look.
@@ -64,6 +66,31 @@ TEST_F(FileGoneTest, WritesToAStoreFileAnotherWasMovedOverAreRefused) {
   std::filesystem::rename(other, path_);
   WaitForNextCheck();
   ExpectWritesRefusedAndReadsServed();
+}
+
+TEST_F(FileGoneTest, WritesToAStoreFileMovedAwayWithinItsDirectoryAreRefused) {
+  std::filesystem::rename(path_, dir_.File("moved.db"));  // its -wal stays behind
+  WaitForNextCheck();
+  ExpectWritesRefusedAndReadsServed();
+}
+
+// A directory above the store moved: the -wal and -shm moved with the file,
+// so other processes opening it by its new path see every write.
+TEST_F(FileGoneTest, AStoreWhoseDirectoryMovedIsStillWritten) {
+  const std::filesystem::path inner = std::filesystem::path(dir_.path()) / "inner";
+  const std::filesystem::path moved = std::filesystem::path(dir_.path()) / "moved";
+  std::filesystem::create_directory(inner);
+  auto opened = Store::Open((inner / "agent.db").string(), Options{});
+  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  NsId ns = *(*opened)->Namespace("default");
+  ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "one\n").has_value());
+  std::filesystem::rename(inner, moved);
+  WaitForNextCheck();
+  auto put = (*opened)->PutFile(ns, "/memories/a.md", "two\n");
+  ASSERT_TRUE(put.has_value()) << put.error().ToString();
+  auto other = Store::Open((moved / "agent.db").string(), Options{});
+  ASSERT_TRUE(other.has_value()) << other.error().ToString();
+  EXPECT_EQ(*(*other)->ReadFile(*(*other)->Namespace("default"), "/memories/a.md"), "two\n");
 }
 
 TEST_F(FileGoneTest, AStoreFileStillInPlaceIsWritten) {

@@ -172,8 +172,8 @@ def test_a_sqlite_database_without_tables_is_made_a_store_only_by_a_write(run_ar
     assert run_areev("cat", "/memories/a", "--db", str(blank)).stdout == "a"
 
 
-def test_memtool_input_the_contract_rejects_creates_no_store_and_no_namespace(run_areev,
-                                                                             tmp_path):
+def test_memtool_input_the_contract_rejects_creates_no_store_and_no_namespace(
+        areev_bin, run_areev, tmp_path):
     bad = ['{"command":', '[1]', '{"command":"view","path":"/nope"}',
            '{"command":"create","path":"/memories/a.md"}',
            '{"command":"rename","old_path":"/memories/a","new_path":"/memories/../b"}']
@@ -205,6 +205,19 @@ def test_memtool_input_the_contract_rejects_creates_no_store_and_no_namespace(ru
             proc = run_areev("memtool", *mode, "--db", *options, input="{}\n", cwd=tmp_path)
             assert (proc.returncode, proc.stdout) == (code, ""), (options, mode, proc)
             assert proc.stderr.startswith("areev: "), proc.stderr
+    # `memtool -` refuses them before it waits for its input (stdin left open).
+    for options in ([":memory:"], [str(missing), "--ns", "bad!"]):
+        proc = subprocess.Popen([areev_bin, "memtool", "-", "--db", *options],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            assert proc.wait(timeout=10) == 2, proc.stderr.read()
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdin.close()
+            proc.stdout.close()
+            proc.stderr.close()
     # An existing file that is no store is refused before any result line.
     junk = tmp_path / "junk.db"
     junk.write_text("not a store")

@@ -222,9 +222,16 @@ def test_a_command_over_the_input_limit_is_refused_in_bounded_memory(areev_bin, 
 
     view = b'{"command":"view","path":"/memories"}'
     over = [view[:-1] + b',"pad":"', (b"x" * (1 << 20), 900), b'"}']
+    # A command of exactly the limit, then a carriage return and more: the
+    # line is over the limit, though the limit's bytes alone are a command.
+    head = view[:-1] + b',"pad":"'
+    limit = 268435456
+    at_limit = [head, (b"x" * (1 << 20), (limit - len(head) - 2) >> 20),
+                b"x" * ((limit - len(head) - 2) & ((1 << 20) - 1)), b'"}', b"\rnot json"]
     too_large = "Error: Input is too large (limit 268435456 bytes)"
     for argv, parts in (
             (["memtool", "--batch"], over + [b"\n", view, b"\n"]),
+            (["memtool", "--batch"], at_limit + [b"\n", view, b"\n"]),
             (["memtool", "-"], over)):
         proc = subprocess.Popen([areev_bin, *argv, "--db", db], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,

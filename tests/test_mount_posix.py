@@ -508,6 +508,22 @@ def test_a_write_past_the_body_limit_saves_no_cut_version_in_writeback_mode(mnt)
         # As on a local disk, the part written before the refused write(2) is
         # the file's content, saved at the close.
         assert [v["size"] for v in versions] == [4, 128 << 20]
+    # A handle whose writes reach the daemon as they are made (direct I/O:
+    # opened right after another process's edit) is told at its write(2), in
+    # either mode, and keeps what it wrote before.
+    r = memtool(mnt.db, {"command": "create", "path": "/memories/direct.bin", "file_text": "x\n"})
+    assert not r["is_error"], r
+    written = 0
+    fd = os.open(mnt.path / "direct.bin", os.O_WRONLY | os.O_TRUNC)
+    try:
+        with pytest.raises(OSError) as e:
+            for _ in range(130):
+                written += os.write(fd, chunk)
+        assert e.value.errno == errno.EFBIG
+    finally:
+        os.close(fd)
+    assert written == 128 << 20
+    assert [v["size"] for v in history(mnt.db, "/memories/direct.bin")] == [2, 128 << 20]
 
 
 def test_concurrency_smoke(mnt):

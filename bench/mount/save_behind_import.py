@@ -105,6 +105,9 @@ def main():
             areev = str(pathlib.Path(build) / "cli" / "areev")
             with tempfile.TemporaryDirectory(prefix="save_behind_import.") as scratch:
                 import_s, busy, idle = one_round(areev, args.files, pathlib.Path(scratch))
+            if not busy:
+                sys.exit(f"the import ended before the first save ({import_s:.2f} s): "
+                         "give more --files")
             print(f"round {round_no} {build}: import {import_s:.2f} s, {len(busy)} saves "
                   f"during it, median {statistics.median(busy) * 1e3:.1f} ms, "
                   f"max {max(busy) * 1e3:.1f} ms", flush=True)
