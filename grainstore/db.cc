@@ -2,10 +2,8 @@
 
 #include <sqlite3.h>
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -238,8 +236,6 @@ void Db::CloseConnection(bool unregister) {
   wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
   if (db_ != nullptr) sqlite3_close_v2(db_);
   db_ = nullptr;
-  if (file_fd_ >= 0) ::close(file_fd_);  // an O_PATH descriptor: no lock goes with it
-  file_fd_ = -1;
   reopen_path_.clear();
   if (registered_) {
     std::unique_lock lock(RegistryMu(), std::defer_lock);
@@ -405,43 +401,42 @@ Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno)
 void Db::NoteOpenedFile() {
   file_gone_.clear();
   file_checked_ = {};
+  file_path_.clear();
   const char* file = sqlite3_db_filename(db_, "main");
   if (file == nullptr || *file == 0) return;
-  file_path_ = file;
-  file_fd_ = ::open(file, O_PATH | O_CLOEXEC);
   struct stat dir {};
-  const std::string parent = std::filesystem::path(file_path_).parent_path().string();
-  if (file_fd_ >= 0 && ::stat(parent.c_str(), &dir) == 0) {
-    file_dir_dev_ = dir.st_dev;
-    file_dir_ino_ = dir.st_ino;
-  }
+  const std::string parent = std::filesystem::path(file).parent_path().string();
+  if (::stat(parent.c_str(), &dir) != 0) return;
+  file_path_ = file;
+  file_dir_dev_ = dir.st_dev;
+  file_dir_ino_ = dir.st_ino;
 }
 
 Status Db::CheckFileStillNamed() {
-  // Two or three stats cost a few microseconds, a few percent of a small
-  // write; a write in the interval after the file went is lost with it anyway.
+  // A stat costs about a microsecond, a few percent of a small write; a
+  // write in the interval after the file went is lost with it anyway.
   static constexpr auto kFileCheckInterval = std::chrono::milliseconds(100);
   if (!file_gone_.empty()) return Status::IOError(file_gone_);
-  if (file_fd_ < 0) return Status::Ok();
+  if (file_path_.empty()) return Status::Ok();
   const auto now = std::chrono::steady_clock::now();
   if (now - file_checked_ < kFileCheckInterval) return Status::Ok();
   file_checked_ = now;
-  struct stat open_file {};
-  if (::fstat(file_fd_, &open_file) != 0) return Status::Ok();
-  bool gone = open_file.st_nlink == 0;  // deleted, or another file moved over it
-  if (!gone) {
-    struct stat named {};
-    if (::stat(file_path_.c_str(), &named) == 0) {
-      gone = named.st_dev != open_file.st_dev || named.st_ino != open_file.st_ino;
-    } else if (errno == ENOENT) {
-      // Moved away within its directory, or the directory itself moved
-      // (with the -wal and -shm): only the first is a fault.
-      struct stat dir {};
-      const std::string parent = std::filesystem::path(file_path_).parent_path().string();
-      gone = ::stat(parent.c_str(), &dir) == 0 && dir.st_dev == file_dir_dev_ &&
-             dir.st_ino == file_dir_ino_;
-    }  // any other failure (a permission, a network error) proves nothing
+  // SQLite's own look: its path now names another file, or none.
+  int moved = 0;
+  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
+      moved == 0) {
+    return Status::Ok();
   }
+  struct stat named {};
+  bool gone = ::stat(file_path_.c_str(), &named) == 0;  // another file by its name
+  if (!gone && errno == ENOENT) {
+    // Deleted or moved away within its directory; or the directory itself
+    // moved, taking the -wal and -shm along, which is no fault.
+    struct stat dir {};
+    const std::string parent = std::filesystem::path(file_path_).parent_path().string();
+    gone = ::stat(parent.c_str(), &dir) == 0 && dir.st_dev == file_dir_dev_ &&
+           dir.st_ino == file_dir_ino_;
+  }  // any other failure (a permission, a network error) proves nothing
   if (!gone) return Status::Ok();
   file_gone_ = fmt::format(
       "the store file {} was deleted or replaced after this process opened it; nothing more "

@@ -282,12 +282,13 @@ class Db {
   // is Busy, as CheckSnapshot says. A failed open is tried again by the next
   // statement.
   Status KeepSnapshotCurrent(bool to_write);
-  // Before a write: IOError once the file this connection has open is
-  // deleted, or its name within its directory names another file or none
-  // (another file moved over it, the file moved away), whose writes would
-  // then be lost with it, or land where no other process looks (its -wal
-  // and -shm go by the path). A move of a directory above it moves the -wal
-  // and -shm too, and is no fault. Looks (two or three stats) at most every
+  // Before a write: IOError once the name of the file this connection has
+  // open, in the directory it was opened in, names another file or none
+  // (deleted, moved away, another file moved over it): its writes would then
+  // be lost with it, or land where no other process looks (its -wal and
+  // -shm go by the path). A move of a directory above it moves the -wal and
+  // -shm too, and is no fault (nor is it told from a removal of that whole
+  // directory). Looks (a stat; more once it finds a change) at most every
   // kFileCheckInterval; once gone the answer stays for this connection.
   Status CheckFileStillNamed();
   // Remembers the file the new connection opened, for CheckFileStillNamed.
@@ -309,10 +310,8 @@ class Db {
   struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
   std::chrono::steady_clock::time_point file_checked_{};  // CheckFileStillNamed's last look
   std::string file_gone_;  // why writes are refused, once the file went
-  // The open file, by an O_PATH descriptor (whose close drops none of the
-  // process's locks on it, unlike any other descriptor's), its path, and
-  // its directory as found at the open; -1 when not known.
-  int file_fd_ = -1;
+  // The open file's path ("" when not known) and its directory as found at
+  // the open.
   std::string file_path_;
   dev_t file_dir_dev_ = 0;
   ino_t file_dir_ino_ = 0;
