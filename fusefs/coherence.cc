@@ -74,6 +74,12 @@ void Coherence::Run(int interval_ms) {
       if (stopping_.load()) return;
       wake_ = false;
       CatchUpLocked();
+      const std::int64_t now = NowNs();
+      std::erase_if(drops_, [&](const auto& drop) {
+        if (drop.second > now) return false;
+        InvalidateKey(drop.first);
+        return true;
+      });
     }
     SendNotices();
   }
@@ -128,13 +134,8 @@ void Coherence::Apply(const grainstore::OpRecord& op) {
 }
 
 void Coherence::DropNameLater(const std::string& key) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_.load()) return;
-    InvalidateKey(key);
-    wake_ = true;
-  }
-  cv_.notify_all();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!stopping_.load()) drops_.emplace_back(key, NowNs() + kDropNameDelayNs);
 }
 
 // Drops the kernel's dentry for `key` (positive or negative) and refreshes the

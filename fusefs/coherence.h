@@ -73,9 +73,12 @@ class Coherence {
   // itself; a move through the mount needs no more than the keys.
   void MoveKeysUnder(const std::string& old_key, const std::string& new_key, bool send_back);
   // Has the polling thread drop the kernel's name `key` (and its inode's
-  // cached attributes) soon: the last release of an inode whose size the
-  // kernel kept across another process's change (Inode::kernel_attrs_stale).
-  // Not with an inode's mutex held.
+  // cached attributes) at its first pass after kDropNameDelayNs: the last
+  // release of an inode whose size the kernel kept across another process's
+  // change (Inode::kernel_attrs_stale). The kernel sends a release while
+  // the closing file still holds its name; dropped before it lets go, the
+  // name would be looked up again onto the same inode. Not with an inode's
+  // mutex held.
   void DropNameLater(const std::string& key);
   // Whether another process changed `key` (added, edited, moved, deleted
   // it) within kRecentChangeNs: an open of it is then given direct I/O.
@@ -117,6 +120,9 @@ class Coherence {
   std::uint64_t data_version_ = 0;
   std::uint64_t cursor_ = 0;
   std::vector<Notice> pending_;
+  // DropNameLater's names, each with the time (NowNs) from which it is due.
+  std::vector<std::pair<std::string, std::int64_t>> drops_;
+  static constexpr std::int64_t kDropNameDelayNs = 50'000'000;
   RecentChanges recent_{kRecentChangeNs};
   bool wake_ = false;
   std::condition_variable cv_;

@@ -258,6 +258,7 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     if (!fs.writeback() && RefusedForSpace(fs, size)) return (void)fuse_reply_err(req, ENOSPC);
     int err = 0;
     bool discarded = false;
+    std::string drop_name;  // see OpRelease
     {
       std::lock_guard<std::mutex> lock(inode->mu);
       const bool failed_before = inode->FailedErrno(fi->fh) != 0;
@@ -271,6 +272,10 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
         // writeback, and keeps what it wrote before.)
         fs.DiscardDraftLocked(*inode, fi->fh, EFBIG);
         discarded = true;
+        if (inode->handles == 0 && inode->kernel_attrs_stale) {  // a write-back after release
+          inode->kernel_attrs_stale = false;
+          drop_name = inode->info.key;
+        }
       }
       if (err == 0 && size > 0 && (static_cast<std::uint64_t>(off) + size) % kPageBytes == 0) {
         inode->split_writer = fi->fh;  // more of this write(2) may follow
@@ -281,6 +286,7 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
     // The kernel's page cache holds the discarded draft (its size stays the
     // kernel's until the last release drops the name: kernel_attrs_stale).
     if (discarded) fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
+    if (!drop_name.empty()) fs.coherence().DropNameLater(drop_name);
     if (err != 0) return (void)fuse_reply_err(req, err);
     fuse_reply_write(req, size);
   });
