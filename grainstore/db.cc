@@ -800,13 +800,13 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
     }
     GRAINSTORE_RETURN_IF_ERROR(db_->EndHeldRead());
   }
-  if (!read_ && !db_->snapshot()) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed());
   if (!read_ && db_->snapshot()) {
     std::string message = fmt::format("the store cannot be written: {}", db_->snapshot_why_);
     Status refused = db_->snapshot_errno_ == ENOSPC ? Status::NoSpace(std::move(message))
                                                     : Status::ReadOnly(std::move(message));
     return std::move(refused).WithErrno(db_->snapshot_errno_);
   }
+  if (!read_) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed());
   // Read before BEGIN: a commit landing in between makes the stamp older
   // than the snapshot, which only makes the next reuse less likely.
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};

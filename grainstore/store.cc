@@ -492,24 +492,22 @@ struct Rename {
   ChainId chain = 0;
 };
 
-// Renames of `at` or of a directory above it with after < seq < before,
-// newest first (at most `limit`) or oldest first.
+// Renames of `at` or of a directory above it after seq `after`, newest
+// first or oldest first, at most `limit`.
 Result<std::vector<Rename>> RenamesOf(StoreImpl& s, NsId ns, std::string_view at,
-                                      std::int64_t after, std::int64_t before, int limit,
-                                      bool newest_first) {
+                                      std::int64_t after, int limit, bool newest_first) {
   static const std::string kSql =
       "SELECT seq, subject, new_subject, at_ns, chain_id FROM oplog WHERE ns_id = ?1 "
-      "AND op = 'rename' AND seq > ?3 AND seq < ?4 AND new_subject != '' "
+      "AND op = 'rename' AND seq > ?3 AND new_subject != '' "
       "AND (subject = ?2 OR substr(?2, 1, length(subject) + 1) = subject || '/') ";
-  static const std::string kNewestSql = kSql + "ORDER BY seq DESC LIMIT ?5";
-  static const std::string kOldestSql = kSql + "ORDER BY seq ASC LIMIT ?5";
+  static const std::string kNewestSql = kSql + "ORDER BY seq DESC LIMIT ?4";
+  static const std::string kOldestSql = kSql + "ORDER BY seq ASC LIMIT ?4";
   auto st = s.db.Prepare((newest_first ? kNewestSql : kOldestSql).c_str());
   if (!st) return st.error();
   st->BindInt64(1, ns);
   st->BindText(2, at);
   st->BindInt64(3, after);
-  st->BindInt64(4, before);
-  st->BindInt64(5, limit);
+  st->BindInt64(4, limit);
   std::vector<Rename> out;
   for (;;) {
     const StepResult r = st->Step();
@@ -531,7 +529,7 @@ Status Store::ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit,
   StoreImpl& s = *impl_;
   Result<std::vector<Rename>> moves = [&] {
     std::lock_guard lock(s.mu);
-    return s.InRead([&] { return RenamesOf(s, ns, key, 0, INT64_MAX, limit, true); });
+    return s.InRead([&] { return RenamesOf(s, ns, key, 0, limit, true); });
   }();
   if (!moves.has_value()) return moves.error();
   for (const Rename& move : *moves) {
@@ -545,7 +543,7 @@ Status Store::ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit,
         std::string at = move.to + std::string(key.substr(move.from.size()));
         std::int64_t after = move.seq;
         for (int hop = 0; hop < kMaxHops; ++hop) {
-          auto next = RenamesOf(s, ns, at, after, INT64_MAX, 1, false);
+          auto next = RenamesOf(s, ns, at, after, 1, false);
           if (!next.has_value()) return next.error();
           if (next->empty()) break;
           after = next->front().seq;
