@@ -150,6 +150,13 @@ struct Inode {
   // last release drops the name once more (Coherence::DropNameLater), so
   // that the kernel evicts the inode and the next lookup reads the file anew.
   bool kernel_attrs_stale = false;
+  // With the last handle gone, the name to drop for kernel_attrs_stale (then
+  // cleared), or "" when there is none to drop.
+  std::string TakeNameToDrop() {
+    if (handles != 0 || !kernel_attrs_stale) return {};
+    kernel_attrs_stale = false;
+    return unlinked ? std::string() : info.key;
+  }
   // Until then (NowNs), opens are answered ESTALE: another process deleted
   // the file or moved it to another path, and the kernel may still reach it
   // through a name that no longer leads to it (see OpOpen, kStaleNameNs).

@@ -272,10 +272,7 @@ void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t
         // writeback, and keeps what it wrote before.)
         fs.DiscardDraftLocked(*inode, fi->fh, EFBIG);
         discarded = true;
-        if (inode->handles == 0 && inode->kernel_attrs_stale) {  // a write-back after release
-          inode->kernel_attrs_stale = false;
-          drop_name = inode->info.key;
-        }
+        drop_name = inode->TakeNameToDrop();  // a write-back after the release
       }
       if (err == 0 && size > 0 && (static_cast<std::uint64_t>(off) + size) % kPageBytes == 0) {
         inode->split_writer = fi->fh;  // more of this write(2) may follow
@@ -346,10 +343,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
       if (inode->provisional_by == fi->fh) inode->provisional_by = 0;  // its saves are final
       if (inode->handles > 0) --inode->handles;
       if (IsWriter(fi) && inode->writers > 0) --inode->writers;
-      if (inode->handles == 0 && inode->kernel_attrs_stale) {
-        inode->kernel_attrs_stale = false;
-        if (!inode->unlinked) drop_name = inode->info.key;
-      }
+      drop_name = inode->TakeNameToDrop();
       if (inode->handles == 0 && !inode->dirty) {
         kept_bytes = inode->data.size();
         keep_body = inode->loaded && !inode->unlinked && kept_bytes <= kMaxKeptBodyBytes;
