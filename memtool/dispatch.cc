@@ -79,9 +79,9 @@ struct Checked {
   const json* insert_line = nullptr;
 };
 
-// Decodes one command object and checks its parameters; on failure fills
-// `error` with the contract's message.
-std::optional<Checked> Check(const internal::JsonInput& input, ToolResult* error) {
+// Checks one decoded command object's parameters; on failure fills `error`
+// with the contract's message.
+std::optional<Checked> CheckParams(const internal::JsonInput& input, ToolResult* error) {
   const json& doc = input.doc;
   const std::string* command_ptr = StringParam(doc, "command");
   if (command_ptr == nullptr) {
@@ -175,6 +175,14 @@ bool Decode(std::string_view json_command, internal::JsonInput* input, ToolResul
   return true;
 }
 
+// Decodes the command's text into `input` and checks it: every check that
+// needs no store. On failure fills `error`.
+std::optional<Checked> Check(std::string_view json_command, internal::JsonInput* input,
+                             ToolResult* error) {
+  if (!Decode(json_command, input, error)) return std::nullopt;
+  return CheckParams(*input, error);
+}
+
 // Runs `body`, turning an escaping exception into the contract's error.
 template <typename Body>
 ToolResult NoThrow(Body&& body) {
@@ -197,8 +205,7 @@ ToolResult MemoryTool::Execute(std::string_view json_command) {
   return NoThrow([&] {
     internal::JsonInput input;
     ToolResult error;
-    if (!Decode(json_command, &input, &error)) return error;
-    const std::optional<Checked> checked = Check(input, &error);
+    const std::optional<Checked> checked = Check(json_command, &input, &error);
     if (!checked) return error;
     return Run(internal::Target{store_, ns_}, input, *checked);
   });
@@ -208,8 +215,7 @@ std::optional<ToolResult> RejectedWithoutStore(std::string_view json_command) {
   ToolResult result = NoThrow([&] {
     internal::JsonInput input;
     ToolResult error;
-    if (!Decode(json_command, &input, &error)) return error;
-    if (!Check(input, &error)) return error;
+    if (!Check(json_command, &input, &error)) return error;
     return ToolResult{};
   });
   if (!result.is_error) return std::nullopt;
