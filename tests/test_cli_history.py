@@ -40,6 +40,14 @@ def history_json(run_areev, db, *args):
     return json.loads(proc.stdout)
 
 
+def now_at(run_areev, db, command, path):
+    """Where the moved-away note of `areev COMMAND PATH` says the file is now;
+    the whole stderr when it has no such note."""
+    err = run_areev(command, path, "--db", db).stderr
+    found = re.search(r"; moved away at \S+Z, now at (.+)\n$", err)
+    return found.group(1) if found else err
+
+
 def test_history_after_create_and_two_edits_shows_three_versions(run_areev, db, prefs):
     versions = history_json(run_areev, db, "--subject", prefs, "--relation", "memory_file")
     assert [v["version"] for v in versions] == [1, 2, 3]
@@ -115,8 +123,7 @@ def test_a_moved_note_names_only_the_file_that_left(run_areev, db, m):
     err = run_areev("cat", "/memories/notes.md", "--db", db).stderr
     assert re.search(r"; moved away at \S+Z, now at /memories/arch\.md \(deleted there at \S+Z\)\n$",
                      err), err
-    err = run_areev("cat", "/memories/old.md", "--db", db).stderr
-    assert re.search(r"; moved away at \S+Z, now at /memories/arch\.md\n$", err), err  # live
+    assert now_at(run_areev, db, "cat", "/memories/old.md") == "/memories/arch.md"  # live
     # A directory's rename does not make a file of a name that held none.
     m(command="create", path="/memories/todo.md", file_text="TODO")
     m(command="create", path="/memories/proj/readme.md", file_text="R")
@@ -136,18 +143,15 @@ def test_a_moved_note_follows_directory_renames_in_the_order_they_came(run_areev
     m(command="rename", old_path="/memories/proj/b", new_path="/memories/proj/c")
     m(command="rename", old_path="/memories/proj", new_path="/memories/proj2")
     for left in ("/memories/proj/a/one.md", "/memories/proj/b/one.md", "/memories/proj/c/one.md"):
-        err = run_areev("history", left, "--db", db).stderr
-        assert re.search(r"; moved away at \S+Z, now at /memories/proj2/c/one\.md\n$", err), err
+        assert now_at(run_areev, db, "history", left) == "/memories/proj2/c/one.md"
     # Renamed by its own path, then its old directory renamed: the file's
     # own move is the one that carried it.
     m(command="create", path="/memories/x/two.md", file_text="TWO\n")
     m(command="create", path="/memories/x/stays.md", file_text="S\n")
     m(command="rename", old_path="/memories/x/two.md", new_path="/memories/y/two.md")
     m(command="rename", old_path="/memories/x", new_path="/memories/x2")
-    err = run_areev("cat", "/memories/x/two.md", "--db", db).stderr
-    assert re.search(r"; moved away at \S+Z, now at /memories/y/two\.md\n$", err), err
-    err = run_areev("cat", "/memories/x/stays.md", "--db", db).stderr
-    assert re.search(r"; moved away at \S+Z, now at /memories/x2/stays\.md\n$", err), err
+    assert now_at(run_areev, db, "cat", "/memories/x/two.md") == "/memories/y/two.md"
+    assert now_at(run_areev, db, "cat", "/memories/x/stays.md") == "/memories/x2/stays.md"
 
 
 def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
@@ -160,8 +164,7 @@ def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
     m(command="rename", old_path="/memories/b.md", new_path="/memories/c.md")
     m(command="rename", old_path="/memories/y.md", new_path="/memories/b.md")
     m(command="rename", old_path="/memories/b.md", new_path="/memories/d.md")
-    err = run_areev("cat", "/memories/a.md", "--db", db).stderr
-    assert re.search(r"; moved away at \S+Z, now at /memories/c\.md\n$", err), err
+    assert now_at(run_areev, db, "cat", "/memories/a.md") == "/memories/c.md"
     # A newer file deleted at the path is what the path names: no note.
     m(command="create", path="/memories/n.md", file_text="OLD\n")
     m(command="rename", old_path="/memories/n.md", new_path="/memories/o.md")
