@@ -10,6 +10,7 @@
 #include "history_names.h"
 #include "log.h"
 #include "ops.h"
+#include "versioning_policy.h"
 
 namespace fusefs {
 
@@ -159,7 +160,7 @@ int HistoryTree::ListPastChildren(const std::string& key, std::vector<DirEntry>*
   auto names = store_->ChainNamesUnder(ns_, key, kMaxPastChildren);
   if (!names) return StatusToErrno(names.error());
   for (const std::string& name : *names) {
-    if (name == ".git") continue;
+    if (IsVcsDirName(name)) continue;
     AppendEntry(name, Node{Kind::kDir, grainstore::JoinKey(key, name), {}}, out);
   }
   return 0;
@@ -176,7 +177,7 @@ int HistoryTree::Lookup(fuse_ino_t parent, std::string_view name, fuse_entry_par
   Node dir;
   if (!Find(parent, &dir)) return ENOENT;
   if (dir.kind != Kind::kDir) return ENOTDIR;
-  if (name == ".git") return ENOENT;
+  if (IsVcsDirName(name)) return ENOENT;
   if (LiveDirectory(dir.key) == 0) {
     // The key is a file's (live or deleted), a gone directory's, or both:
     // a file deleted at /memories/k, then a directory k made and deleted.
@@ -234,7 +235,7 @@ int HistoryTree::ListChildren(grainstore::NodeId dir, std::vector<DirEntry>* out
     auto page = store_->ReadDir(dir, after, 1024);
     if (!page) return StatusToErrno(page.error());
     for (const auto& child : *page) {
-      bool show = (child.kind == NodeKind::kDirectory && child.name != ".git") ||
+      bool show = (child.kind == NodeKind::kDirectory && !IsVcsDirName(child.name)) ||
                   (child.kind == NodeKind::kFile && child.chain_id != 0);
       if (!show) continue;
       AppendEntry(child.name, Node{Kind::kDir, child.key, {}}, out);

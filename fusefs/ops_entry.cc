@@ -191,10 +191,13 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
                                            : grainstore::RenameMode::kReplace;
     auto versioning = fs.VersioningOfNewName(new_dir, newname);
     // IsTempCopyMove makes both checks itself; they come first here so that
-    // an ordinary rename does not look up the two directories' keys.
+    // an ordinary rename does not look up the two directories' keys. The
+    // store keeps no chain of a copy's own only for a young one (one version,
+    // saved through the mount moments ago); an older file keeps its history.
     const bool temp_copy =
-        IsTempCopyOf(from, newname) &&
-        (new_dir == dir || IsTempCopyMove(fs.KeyOf(dir), from, fs.KeyOf(new_dir), newname));
+        (IsTempCopyOf(from, newname) &&
+         (new_dir == dir || IsTempCopyMove(fs.KeyOf(dir), from, fs.KeyOf(new_dir), newname))) ||
+        (new_dir == dir && IsSuffixedCopyOf(from, newname));
     auto hint = temp_copy ? grainstore::RenameHint::kTempCopy
                           : grainstore::RenameHint::kThroughMount;
     auto node = fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning, hint);

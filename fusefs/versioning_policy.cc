@@ -113,6 +113,24 @@ bool IsTempCopyOf(std::string_view name, std::string_view target) {
   return AllOf(name.substr(name.size() - kSuffix), isalnum);
 }
 
+bool IsSuffixedCopyOf(std::string_view name, std::string_view target) {
+  constexpr std::size_t kMaxSuffix = 64;
+  if (target.empty()) return false;
+  // renameio and its kind hide the copy: "." + target + suffix.
+  std::string_view rest = name;
+  if (!StartsWith(rest, target) && StartsWith(rest, ".")) rest.remove_prefix(1);
+  if (!StartsWith(rest, target)) return false;
+  const std::string_view suffix = rest.substr(target.size());
+  if (suffix.empty() || suffix.size() > kMaxSuffix) return false;
+  bool digit = false;
+  for (char c : suffix) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!(std::isalnum(u) || c == '.' || c == '-' || c == '_')) return false;
+    digit = digit || std::isdigit(u);
+  }
+  return digit || suffix.front() == '.';
+}
+
 std::string_view SqliteSidecarBase(std::string_view name) {
   for (std::string_view suffix : {"-journal", "-wal", "-shm"}) {
     if (name.size() > suffix.size() && EndsWith(name, suffix)) {
@@ -139,7 +157,19 @@ bool HasSegment(std::string_view key, std::string_view segment) {
 
 }  // namespace
 
-bool IsInsideGitDir(std::string_view parent_key) { return HasSegment(parent_key, ".git"); }
+bool IsVcsDirName(std::string_view name) {
+  for (std::string_view dir : kVcsDirNames) {
+    if (name == dir) return true;
+  }
+  return false;
+}
+
+bool IsInsideVcsDir(std::string_view parent_key) {
+  for (std::string_view dir : kVcsDirNames) {
+    if (HasSegment(parent_key, dir)) return true;
+  }
+  return false;
+}
 
 bool IsInsideRsyncDelayDir(std::string_view parent_key) {
   return HasSegment(parent_key, kRsyncDelayDir);
@@ -155,7 +185,7 @@ bool IsTempCopyMove(std::string_view dir_key, std::string_view name, std::string
 }
 
 grainstore::Versioning VersioningFor(std::string_view parent_key, std::string_view name) {
-  if (name == ".git" || IsInsideGitDir(parent_key) || IsInsideRsyncDelayDir(parent_key) ||
+  if (name == ".git" || IsInsideVcsDir(parent_key) || IsInsideRsyncDelayDir(parent_key) ||
       IsTempName(name)) {
     return grainstore::Versioning::kUnversioned;
   }

@@ -1,5 +1,5 @@
 // Versioning policy of the mount: which names are editor/tool droppings (swap,
-// backup, lock and temp files, everything under .git/) that are stored but
+// backup, lock and temp files, everything under .git/, .hg/, ...) that are stored but
 // never versioned. Pure functions; see docs/fusefs.md for the pattern list.
 #ifndef FUSEFS_VERSIONING_POLICY_H_
 #define FUSEFS_VERSIONING_POLICY_H_
@@ -27,14 +27,30 @@ bool IsTempName(std::string_view name);
 // without a trailing dot ("trail." copies to ".trail.Xy3aQ9").
 bool IsTempCopyOf(std::string_view name, std::string_view target);
 
+// True when `name` is a copy of `target` written beside it under a longer
+// name to be renamed onto it (an atomic save): `target` plus a suffix of at
+// most 64 letters, digits, '.', '-' or '_' that starts with '.' or holds a
+// digit, with or without a leading dot of its own. Node's write-file-atomic
+// ("notes.md.3482157740"), Go's os.CreateTemp ("notes.md123456789"),
+// renameio (".notes.md123456789"), GNU patch ("notes.md.oAbCdEf"), Ruby's
+// Tempfile ("notes.md20261205-42-1x9abc"); also a person's "notes.md.new".
+bool IsSuffixedCopyOf(std::string_view name, std::string_view target);
+
 // The database name a SQLite sidecar file belongs to: "notes.db" for
 // "notes.db-journal", "notes.db-wal" or "notes.db-shm"; "" for other names.
 // A sidecar is rewritten on every commit: it is a temp file by behaviour
 // when its database lies beside it (the caller checks that).
 std::string_view SqliteSidecarBase(std::string_view name);
 
-// True when `parent_key` ("/memories/a/.git/refs") has a ".git" segment.
-bool IsInsideGitDir(std::string_view parent_key);
+// The directories version-control tools keep their own state in.
+inline constexpr std::string_view kVcsDirNames[] = {".git", ".hg", ".svn", ".bzr", ".jj"};
+
+// True when `name` is one of kVcsDirNames.
+bool IsVcsDirName(std::string_view name);
+
+// True when `parent_key` ("/memories/a/.git/refs") has a segment that is
+// one of kVcsDirNames.
+bool IsInsideVcsDir(std::string_view parent_key);
 
 // The directory `rsync --delay-updates` gathers a directory's new files in
 // (its default --partial-dir) before it renames them to their names.
@@ -52,7 +68,8 @@ bool IsTempCopyMove(std::string_view dir_key, std::string_view name, std::string
 
 // Versioning for a file named `name` in the directory whose store key is
 // `parent_key`: kUnversioned for temp names, a ".git" file and anything under
-// a .git or kRsyncDelayDir directory; kVersioned otherwise.
+// a version-control directory (IsInsideVcsDir) or a kRsyncDelayDir one;
+// kVersioned otherwise.
 grainstore::Versioning VersioningFor(std::string_view parent_key, std::string_view name);
 
 }  // namespace fusefs

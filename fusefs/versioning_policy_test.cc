@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace fusefs {
 namespace {
 
@@ -35,13 +37,43 @@ TEST(IsTempNameTest, RealFilesStayVersioned) {
 // starting with "sed" and no extension is taken for a temp file.
 TEST(IsTempNameTest, SedPatternIsByShape) { EXPECT_TRUE(IsTempName("seduction")); }
 
-TEST(IsInsideGitDirTest, Segments) {
-  EXPECT_TRUE(IsInsideGitDir("/memories/.git"));
-  EXPECT_TRUE(IsInsideGitDir("/memories/repo/.git/refs/heads"));
-  EXPECT_FALSE(IsInsideGitDir("/memories"));
-  EXPECT_FALSE(IsInsideGitDir("/memories/.github"));
-  EXPECT_FALSE(IsInsideGitDir("/memories/my.git"));
-  EXPECT_FALSE(IsInsideGitDir("/memories/.gitx/y"));
+TEST(IsInsideVcsDirTest, Segments) {
+  EXPECT_TRUE(IsInsideVcsDir("/memories/.git"));
+  EXPECT_TRUE(IsInsideVcsDir("/memories/repo/.git/refs/heads"));
+  EXPECT_TRUE(IsInsideVcsDir("/memories/repo/.hg/store"));
+  EXPECT_TRUE(IsInsideVcsDir("/memories/repo/.svn/pristine/ab"));
+  EXPECT_TRUE(IsInsideVcsDir("/memories/repo/.bzr/checkout"));
+  EXPECT_TRUE(IsInsideVcsDir("/memories/repo/.jj/repo/store"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/.github"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/my.git"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/.gitx/y"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/.hgx/y"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/svn/y"));
+}
+
+TEST(IsSuffixedCopyOfTest, AtomicSavesOfTheTarget) {
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md.3482157740", "notes.md"));    // write-file-atomic
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md123456789", "notes.md"));      // Go's CreateTemp
+  EXPECT_TRUE(IsSuffixedCopyOf(".notes.md123456789", "notes.md"));     // renameio
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md.oCkteJv", "notes.md"));       // GNU patch
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md20261205-42-1x9abc", "notes.md"));  // Ruby
+  EXPECT_TRUE(IsSuffixedCopyOf("..bashrc123", ".bashrc"));
+  EXPECT_TRUE(IsSuffixedCopyOf(".bashrc.1", ".bashrc"));
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md.new", "notes.md"));
+}
+
+TEST(IsSuffixedCopyOfTest, OtherNamesAreNot) {
+  EXPECT_FALSE(IsSuffixedCopyOf("notes.md", "notes.md"));        // no suffix
+  EXPECT_FALSE(IsSuffixedCopyOf("notesbook", "notes"));          // letters only
+  EXPECT_FALSE(IsSuffixedCopyOf("other.md.1", "notes.md"));
+  EXPECT_FALSE(IsSuffixedCopyOf("notes.md 1", "notes.md"));      // a space
+  EXPECT_FALSE(IsSuffixedCopyOf("notes.md.\xc3\xa9" "1", "notes.md"));
+  EXPECT_FALSE(IsSuffixedCopyOf("notes.md." + std::string(64, '1'), "notes.md"));
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md." + std::string(63, '1'), "notes.md"));
+  EXPECT_FALSE(IsSuffixedCopyOf("x.md.1", ""));
+  EXPECT_FALSE(IsSuffixedCopyOf("..notes.md1", "notes.md"));      // two dots
+  EXPECT_FALSE(IsSuffixedCopyOf("notes", "notes.md"));            // shorter
 }
 
 TEST(IsTempCopyOfTest, RsyncsCopyOfTheTargetOnly) {
@@ -106,6 +138,8 @@ TEST(VersioningForTest, Combines) {
   EXPECT_EQ(VersioningFor("/memories/.gitignore.d", "a"), Versioning::kVersioned);
   EXPECT_EQ(VersioningFor("/memories/a/.~tmp~", "f.md"), Versioning::kUnversioned);
   EXPECT_EQ(VersioningFor("/memories/a/x.~tmp~", "f.md"), Versioning::kVersioned);
+  EXPECT_EQ(VersioningFor("/memories/r/.hg", "dirstate"), Versioning::kUnversioned);
+  EXPECT_EQ(VersioningFor("/memories/r", ".hgignore"), Versioning::kVersioned);
 }
 
 }  // namespace

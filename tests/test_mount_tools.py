@@ -583,6 +583,98 @@ def test_rsync_delay_updates_copies_each_file_as_one_version(mnt, tmp_path):
     assert history_dir(mnt.path, "a/.~tmp~/f.md") == []
 
 
+ATOMIC_SAVE_COPIES = {  # the copy's name each library writes for "notes.md"
+    "write-file-atomic": "notes.md.3482157740",
+    "go-createtemp": "notes.md123456789",
+    "renameio": ".notes.md123456789",
+    "ruby-tempfile": "notes.md20261205-4242-1x9abc",
+}
+
+
+@pytest.mark.parametrize("copy", ATOMIC_SAVE_COPIES.values(), ids=ATOMIC_SAVE_COPIES.keys())
+def test_an_atomic_save_through_a_copy_named_after_the_file_adds_one_version(mnt, copy):
+    """Libraries that save atomically write the whole file to a copy named
+    after it, fsync it and rename it onto the file's name: the first save is
+    one version created at the real name, each later save one more, and the
+    copy's name keeps no history (the op-log records it)."""
+    for text in ("first\n", "second\n", "third\n"):
+        fd = os.open(mnt.path / copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, text.encode())
+        os.fsync(fd)
+        os.close(fd)
+        os.rename(mnt.path / copy, mnt.path / "notes.md")
+    assert (mnt.path / "notes.md").read_text() == "third\n"
+    h = history(mnt.db, "/memories/notes.md", ns=mnt.ns)
+    assert [(v["version"], v["op"], v["subject"]) for v in h] == [
+        (1, "create", "/memories/notes.md"), (2, "edit", "/memories/notes.md"),
+        (3, "edit", "/memories/notes.md")], h
+    proc = areev(mnt.db, "history", f"/memories/{copy}", ns=mnt.ns, check=False)
+    assert proc.returncode == 1 and "no history" in proc.stderr, proc.stderr
+    assert sorted(os.listdir(mnt.path)) == ["notes.md"]
+    ops = json.loads(areev(mnt.db, "log", "--json", ns=mnt.ns).stdout)
+    assert [o["subject"] for o in ops if o["op"] == "discard"] == [f"/memories/{copy}"] * 3
+
+
+def test_patch_creating_and_changing_a_file_adds_one_version_each(mnt, tmp_path):
+    """GNU patch writes NAME.oXXXXXX and renames it to NAME, for a file the
+    patch creates as for one it changes."""
+    new = tmp_path / "new.md"
+    new.write_text("one\ntwo\n")
+    create = subprocess.run(["diff", "-u", "/dev/null", str(new)], capture_output=True,
+                            text=True).stdout.replace(str(new), "plan.md")
+    changed = tmp_path / "changed.md"
+    changed.write_text("one\nthree\n")
+    change = subprocess.run(["diff", "-u", str(new), str(changed)], capture_output=True,
+                            text=True).stdout.replace(str(new), "plan.md").replace(
+                                str(changed), "plan.md")
+    for diff in (create, change):
+        subprocess.run(["patch", "-p0", "-s"], input=diff, text=True, cwd=mnt.path, check=True,
+                       capture_output=True, timeout=30)
+    assert (mnt.path / "plan.md").read_text() == "one\nthree\n"
+    h = history(mnt.db, "/memories/plan.md", ns=mnt.ns)
+    assert [(v["op"], v["subject"], v["size"]) for v in h] == [
+        ("create", "/memories/plan.md", 8), ("edit", "/memories/plan.md", 10)], h
+    assert sorted(os.listdir(mnt.path)) == ["plan.md"]
+
+
+def test_a_rename_of_a_file_with_a_history_onto_its_shorter_name_keeps_it(mnt):
+    """Only a young copy loses its own chain: a file with versions of its own
+    renamed onto the name it extends moves its history there, as any rename."""
+    (mnt.path / "notes.md.1").write_text("one\n")
+    (mnt.path / "notes.md.1").write_text("one\ntwo\n")
+    os.rename(mnt.path / "notes.md.1", mnt.path / "notes.md")
+    h = history(mnt.db, "/memories/notes.md", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [
+        ("create", "/memories/notes.md.1"), ("edit", "/memories/notes.md.1"),
+        ("rename", "/memories/notes.md")], h
+    # The memory tool's file at such a name is never a temp copy either.
+    r = memtool(mnt.db, {"command": "create", "path": "/memories/plan.md.2", "file_text": "p\n"},
+                ns=mnt.ns)
+    assert not r["is_error"], r
+    os.rename(mnt.path / "plan.md.2", mnt.path / "plan.md")
+    h = history(mnt.db, "/memories/plan.md", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [
+        ("create", "/memories/plan.md.2"), ("rename", "/memories/plan.md")], h
+
+
+@pytest.mark.parametrize("vcs_dir", [".hg", ".svn", ".bzr", ".jj"])
+def test_files_inside_a_version_control_directory_are_never_versioned(mnt, vcs_dir):
+    """A repository's own directory (Mercurial, Subversion, Bazaar, Jujutsu)
+    rewrites its state files at every command; like .git/ it is stored but
+    keeps no history, while the working files beside it do."""
+    repo = mnt.path / "repo"
+    (repo / vcs_dir / "store").mkdir(parents=True)
+    for i in range(3):
+        (repo / vcs_dir / "dirstate").write_text(f"state {i}\n")
+        (repo / vcs_dir / "store" / "data").write_text(f"data {i}\n")
+        (repo / "work.md").write_text(f"work {i}\n")
+    assert (repo / vcs_dir / "dirstate").read_text() == "state 2\n"
+    assert history(mnt.db, f"/memories/repo/{vcs_dir}/dirstate", ns=mnt.ns) == []
+    assert history(mnt.db, f"/memories/repo/{vcs_dir}/store/data", ns=mnt.ns) == []
+    assert len(history(mnt.db, "/memories/repo/work.md", ns=mnt.ns)) == 3
+    assert vcs_dir not in os.listdir(mnt.path / ".history" / "repo")
+
+
 def test_sqlite_sidecar_files_never_become_versions(mnt):
     """A SQLite database kept in the mount rewrites its -journal (or -wal) on
     every commit; beside their database those are temp files by behaviour.
