@@ -127,6 +127,19 @@ std::vector<std::string> SplitEmptyValues(const CLI::App& app, int argc, char** 
   return out;
 }
 
+// The arguments after the first "--" of `args`, which are never options.
+// CLI11 parses them as options all the same for a command that takes no
+// positional argument: `areev log -- --db x` read store x.
+std::vector<std::string> AfterOptionsEnd(const std::vector<std::string>& args) {
+  auto end = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
+  if (end == args.end()) return {};
+  return {end + 1, args.end()};
+}
+
+bool TakesPositionals(const CLI::App& command) {
+  return !command.get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -222,6 +235,12 @@ int main(int argc, char** argv) {
     if (std::string taken = OptionTakenAsValue(app, *command.app, inline_values);
         !taken.empty()) {
       return cli::Fail(cli::kExitUsage, taken);
+    }
+    if (const std::vector<std::string> extras = AfterOptionsEnd(args);
+        !extras.empty() && !TakesPositionals(*command.app)) {
+      return cli::Fail(cli::kExitUsage,
+                       fmt::format("{} takes no arguments, but {} followed '--'",
+                                   command.app->get_name(), fmt::join(extras, " ")));
     }
     return command.run();
   }

@@ -420,6 +420,31 @@ def test_extra_arguments_are_named_in_the_order_given(run_areev, tmp_path):
                            "run with --help\n")
 
 
+def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
+    # `--` ends the options: what follows is an argument, for a command that
+    # takes none too (`log -- --db x` read store x, and `add ... -- --db x`
+    # wrote to it).
+    create = '{"command":"create","path":"/memories/a","file_text":"x"}'
+    assert run_areev("memtool", create, "--db", "s.db", cwd=tmp_path).returncode == 0
+    for command in (["log"], ["recall", "--subject", "s"],
+                    ["add", "--subject", "s", "--relation", "r", "--object", "o"]):
+        proc = run_areev(*command, "--", "--db", "s.db", cwd=tmp_path)
+        assert (proc.returncode, proc.stderr) == (
+            2, f"areev: {command[0]} takes no arguments, but --db s.db followed '--'; "
+               "run with --help\n"), command
+        assert proc.stdout == ""
+    assert not (tmp_path / "agent.db").exists()
+    recalled = run_areev("recall", "--subject", "s", "--json", "--db", "s.db", cwd=tmp_path)
+    assert json.loads(recalled.stdout) == []
+    # A command with arguments takes them as arguments, and `--` with
+    # nothing after it changes nothing.
+    proc = run_areev("cat", "--db", "s.db", "--", "/memories/a", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "x")
+    proc = run_areev("cat", "--", "/memories/a", "--db", "s.db", cwd=tmp_path)
+    assert proc.returncode == 2 and "--db s.db" in proc.stderr, proc.stderr
+    assert run_areev("log", "--db", "s.db", "--", cwd=tmp_path).returncode == 0
+
+
 def test_numeric_options_refuse_negatives_and_survive_huge_values(run_areev, db):
     assert run_areev("memtool", create("/memories/a.md", "1\n2\n3\n"), "--db", db).returncode == 0
     edit = json.dumps({"command": "str_replace", "path": "/memories/a.md",
