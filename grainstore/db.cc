@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -398,6 +400,27 @@ Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno)
   return Status::Ok();
 }
 
+namespace {
+
+// The link count of the file with this device and inode number that the
+// process holds open (one of SQLite's descriptors), found through
+// /proc/self/fd; nullopt when none is found. Read only once a store's path
+// and its directory are both gone, so the walk's cost does not matter.
+std::optional<nlink_t> LinksOfOpenFile(dev_t dev, ino_t ino) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    const std::string name = entry.path().filename().string();
+    auto [end, err] = std::from_chars(name.data(), name.data() + name.size(), fd);
+    if (err != std::errc() || end != name.data() + name.size()) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino) return st.st_nlink;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void Db::NoteOpenedFile() {
   file_gone_.clear();
   file_checked_ = {};
@@ -405,11 +428,14 @@ void Db::NoteOpenedFile() {
   const char* file = sqlite3_db_filename(db_, "main");
   if (file == nullptr || *file == 0) return;
   struct stat dir {};
+  struct stat named {};
   const std::string parent = std::filesystem::path(file).parent_path().string();
-  if (::stat(parent.c_str(), &dir) != 0) return;
+  if (::stat(parent.c_str(), &dir) != 0 || ::stat(file, &named) != 0) return;
   file_path_ = file;
   file_dir_dev_ = dir.st_dev;
   file_dir_ino_ = dir.st_ino;
+  file_dev_ = named.st_dev;
+  file_ino_ = named.st_ino;
 }
 
 Status Db::CheckFileStillNamed() {
@@ -431,11 +457,13 @@ Status Db::CheckFileStillNamed() {
   bool gone = ::stat(file_path_.c_str(), &named) == 0;  // another file by its name
   if (!gone && errno == ENOENT) {
     // Deleted or moved away within its directory; or the directory itself
-    // moved, taking the -wal and -shm along, which is no fault.
+    // moved, taking the -wal and -shm along, which is no fault; or the
+    // directory was deleted with everything in it (the file has no name left).
     struct stat dir {};
     const std::string parent = std::filesystem::path(file_path_).parent_path().string();
     gone = ::stat(parent.c_str(), &dir) == 0 && dir.st_dev == file_dir_dev_ &&
            dir.st_ino == file_dir_ino_;
+    if (!gone) gone = LinksOfOpenFile(file_dev_, file_ino_) == nlink_t{0};
   }  // any other failure (a permission, a network error) proves nothing
   if (!gone) return Status::Ok();
   file_gone_ = fmt::format(

@@ -93,6 +93,41 @@ TEST_F(FileGoneTest, AStoreWhoseDirectoryMovedIsStillWritten) {
   EXPECT_EQ(*(*other)->ReadFile(*(*other)->Namespace("default"), "/memories/a.md"), "two\n");
 }
 
+// The store's directory deleted with everything in it (rm -rf): the path
+// and its directory are gone, and so is every name of the open file.
+TEST_F(FileGoneTest, WritesToAStoreWhoseDirectoryWasDeletedAreRefused) {
+  const std::filesystem::path inner = std::filesystem::path(dir_.path()) / "inner";
+  std::filesystem::create_directory(inner);
+  auto opened = Store::Open((inner / "agent.db").string(), Options{});
+  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  NsId ns = *(*opened)->Namespace("default");
+  ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "one\n").has_value());
+  std::filesystem::remove_all(inner);
+  WaitForNextCheck();
+  auto put = (*opened)->PutFile(ns, "/memories/a.md", "two\n");
+  ASSERT_FALSE(put.has_value());
+  EXPECT_EQ(put.error().code(), StatusCode::kIOError);
+  EXPECT_NE(put.error().message().find("was deleted or replaced"), std::string::npos)
+      << put.error().message();
+  EXPECT_EQ(*(*opened)->ReadFile(ns, "/memories/a.md"), "one\n");
+}
+
+// Moved, then deleted at its new place: no name is left.
+TEST_F(FileGoneTest, WritesToAStoreDeletedAfterItsDirectoryMovedAreRefused) {
+  const std::filesystem::path inner = std::filesystem::path(dir_.path()) / "inner";
+  const std::filesystem::path moved = std::filesystem::path(dir_.path()) / "moved";
+  std::filesystem::create_directory(inner);
+  auto opened = Store::Open((inner / "agent.db").string(), Options{});
+  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+  NsId ns = *(*opened)->Namespace("default");
+  std::filesystem::rename(inner, moved);
+  std::filesystem::remove(moved / "agent.db");
+  WaitForNextCheck();
+  auto put = (*opened)->PutFile(ns, "/memories/a.md", "two\n");
+  ASSERT_FALSE(put.has_value());
+  EXPECT_EQ(put.error().code(), StatusCode::kIOError);
+}
+
 TEST_F(FileGoneTest, AStoreFileStillInPlaceIsWritten) {
   WaitForNextCheck();
   EXPECT_TRUE(store_->PutFile(ns_, "/memories/a.md", "two\n").has_value());
