@@ -1,5 +1,5 @@
-"""A mount whose store file is deleted, or has another file moved over it,
-while mounted: its writes would go to a file no other process can reach and
+"""A mount whose store file is deleted (alone or with its directory), or has
+another file moved over it, while mounted: its writes would go to a file no other process can reach and
 that is gone at the unmount, so each one fails (EIO, logged) instead of being
 acknowledged, while reads still serve what the mount had, for copying out."""
 import errno
@@ -38,10 +38,16 @@ def move_another_over(db, tmp_path):
     os.rename(other, db)
 
 
+def remove_its_directory(db, tmp_path):
+    shutil.rmtree(db.parent)
+
+
 @pytest.mark.parametrize("extra", [(), ("-o", "writeback_cache")], ids=["default", "writeback"])
-@pytest.mark.parametrize("change", [move_away, move_another_over], ids=["deleted", "replaced"])
+@pytest.mark.parametrize("change", [move_away, move_another_over, remove_its_directory],
+                         ids=["deleted", "replaced", "directory-removed"])
 def test_a_mount_whose_store_file_went_refuses_writes_and_still_reads(tmp_path, extra, change):
-    db = tmp_path / "agent.db"
+    (tmp_path / "store").mkdir()
+    db = tmp_path / "store" / "agent.db"
     with checked_mount(db, tmp_path / "mnt", extra=extra, allowed_errors=(GONE,)) as m:
         write(m.path / "a.md", "one\n")
         os.mkdir(m.path / "d")
