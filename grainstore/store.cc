@@ -161,9 +161,37 @@ Status OpenStoreFile(Db* db, const std::string& path, bool create_if_missing) {
 // SQLite's words for a path that cannot be opened as a store, put in the
 // user's: which directory is missing, or that the file is no database. The
 // status keeps its code; other failures pass unchanged.
-Status ExplainOpenError(const std::string& path, Status status) {
+Status ExplainOpenError(const std::string& path, Status status, bool via_link = false) {
   namespace fs = std::filesystem;
   if (status.ok()) return status;
+  // SQLite opens (and creates) the file a symbolic link names: what fails is
+  // there, at the end of the links (a loop of them is left to the message
+  // below, ELOOP's).
+  if (!via_link) {
+    const auto is_link = [](const fs::path& p) {
+      struct stat st {};
+      return ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+    };
+    std::error_code ec;
+    fs::path target = path;
+    constexpr int kMaxLinks = 40;  // Linux's limit
+    for (int i = 0; i < kMaxLinks && !ec && is_link(target); ++i) {
+      fs::path next = fs::read_symlink(target, ec);
+      target = next.is_relative() ? target.parent_path() / next : next;
+    }
+    if (!ec && target != fs::path(path) && !is_link(target)) {
+      // Named as SQLite opens it: absolute, with the links above it resolved.
+      if (fs::path resolved = fs::weakly_canonical(target, ec); !ec) target = resolved;
+      Status inner = ExplainOpenError(target.string(), status, true);
+      if (inner.message() == status.message()) return status;
+      std::string text = fmt::format("{} is a symbolic link to {}: {}", path, target.string(),
+                                     inner.message());
+      Status explained = status.code() == StatusCode::kCorruption
+                             ? Status::Corruption(std::move(text))
+                             : Status::IOError(std::move(text));
+      return std::move(explained).WithErrno(inner.sys_errno());
+    }
+  }
   const std::string& message = status.message();
   auto same_code = [&](std::string text, int sys_errno = 0) {
     Status explained = status.code() == StatusCode::kCorruption

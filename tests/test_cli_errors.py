@@ -83,6 +83,31 @@ def test_open_failures_say_what_is_wrong_with_the_path(run_areev, tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+def test_a_store_path_that_is_a_symbolic_link_is_explained_at_its_target(run_areev, tmp_path):
+    # SQLite creates the store where a link points: a failure is explained
+    # there, after the last of a chain of links.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "link.db").symlink_to("../no/x.db")
+    (tmp_path / "chain.db").symlink_to("sub/link.db")
+    target = tmp_path / "no" / "x.db"
+    for link in ("sub/link.db", "chain.db"):
+        proc = run_areev("memtool", create("/memories/a", "a"), "--db", link, cwd=tmp_path)
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store {link}: {link} is a symbolic link to {target}: "
+               f"no such directory: {target.parent}\n")
+    # A loop of links says so; a link to a place that can be written is used.
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    proc = run_areev("memtool", create("/memories/a", "a"), "--db", "loop1", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (
+        3, "areev: cannot open store loop1: cannot read the file: Too many levels of symbolic "
+           "links\n")
+    (tmp_path / "no").mkdir()
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", "chain.db",
+                     cwd=tmp_path).returncode == 0
+    assert target.is_file()
+
+
 def test_usage_errors_end_with_the_help_hint(run_areev, db):
     for args in (["history", "--db", db], ["cat", "prefs.md", "--db", db],
                  ["--version", "--db", db], ["frobnicate"], [],
