@@ -112,7 +112,8 @@ TEST_F(MemoryToolTest, MalformedInputIsAnError) {
       {"{\"command\": \"view\"} trailing", "Input is not valid JSON"},
       {"{'command': 'view'}", "Input is not valid JSON"},
       {"{\"command\": \"view\", \"path\": \"/memories/\\ud800\"}", "Input is not valid JSON"},
-      {"{\"n\": 1e999}", "Input is not valid JSON"},
+      {"{\"n\": 1e999}", "Parameter `command` is required"},  // JSON sets no range
+      {"{\"n\": 01}", "Input is not valid JSON"},
       {"null", "Input must be a JSON object"},
       {"[]", "Input must be a JSON object"},
       {"[{\"command\": \"view\", \"path\": \"/memories\"}]", "Input must be a JSON object"},
@@ -234,8 +235,12 @@ TEST_F(MemoryToolTest, APathIsValidatedBeforeTheParametersAfterIt) {
 TEST_F(MemoryToolTest, IntegersWiderThanSixtyFourBitsStayIntegers) {
   ASSERT_FALSE(Run({{"command", "create"}, {"path", "/memories/f.txt"}, {"file_text", "a\nb\n"}})
                    .is_error);
-  for (const std::string line : {"99999999999999999999", "-9223372036854775809",
-                                 "18446744073709551616", "-1", "100000000000000000000000000"}) {
+  // Past a double's range too, which nlohmann::json alone refuses.
+  const std::string huge = "2" + std::string(308, '0');
+  for (const std::string& line :
+       std::vector<std::string>{"99999999999999999999", "-9223372036854775809",
+                                "18446744073709551616", "-1", "100000000000000000000000000",
+                                huge, "-" + huge}) {
     const ToolResult r = tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
                                        R"("insert_line": )" + line + R"(, "insert_text": "x"})");
     EXPECT_TRUE(r.is_error) << line;
@@ -243,7 +248,9 @@ TEST_F(MemoryToolTest, IntegersWiderThanSixtyFourBitsStayIntegers) {
                              ". It should be within the range of lines of the file: [0, 2]")
         << line;
   }
-  for (const std::string line : {"1.0", "1e0", "99999999999999999999.0", "1e20"}) {
+  for (const std::string& line :
+       std::vector<std::string>{"1.0", "1e0", "99999999999999999999.0", "1e20", "1e400",
+                                "-1.5e99999999999999999999", huge + ".0", "1e-400"}) {
     const ToolResult r = tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
                                        R"("insert_line": )" + line + R"(, "insert_text": "x"})");
     EXPECT_EQ(r.message, "Parameter `insert_line` is required for command: insert") << line;
@@ -257,6 +264,29 @@ TEST_F(MemoryToolTest, IntegersWiderThanSixtyFourBitsStayIntegers) {
                           R"("view_range": [-99999999999999999999, 1]})")
                 .content,
             header + "     1\ta");
+  EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt", "view_range": [2, )" +
+                          huge + "]}")
+                .content,
+            header + "     2\tb\n     3\t");
+  // A number past a double's range that is no integer makes view_range
+  // something other than two integers: ignored (C11), as is such a number
+  // in a member no command reads.
+  EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt", "x": -1e400, )"
+                          R"("view_range": [1, 1e400]})")
+                .content,
+            header + "     1\ta\n     2\tb\n     3\t");
+  EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt", "y": ")" + huge +
+                          R"(", "x": )" + huge + R"(, "view_range": [1, 1]})")
+                .content,
+            header + "     1\ta");
+  // What is not JSON stays refused.
+  for (const std::string& bad : std::vector<std::string>{"1e400.5", "--1e400", huge + "e",
+                                                         "0" + huge}) {
+    EXPECT_EQ(tool_.Execute(R"({"command": "view", "path": "/memories/f.txt", "x": )" + bad + "}")
+                  .message,
+              "Input is not valid JSON")
+        << bad;
+  }
   // A repeated member: the last one counts, digits and all.
   EXPECT_EQ(tool_.Execute(R"({"command": "insert", "path": "/memories/f.txt", )"
                           R"("insert_line": 99999999999999999999, "insert_line": 7, )"
