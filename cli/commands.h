@@ -15,6 +15,7 @@
 
 #include "cli_common.h"
 #include "decimal.h"
+#include "grainstore/display_text.h"
 #include "grainstore/version_spec.h"
 
 namespace cli {
@@ -61,9 +62,7 @@ inline CLI::Validator VersionName() {
 inline CLI::Validator NotBlank() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        return value.find_first_not_of(" \t\r\n\v\f") == std::string::npos
-                   ? "must not be empty or blank"
-                   : "";
+        return grainstore::IsBlankText(value) ? "must not be empty or blank" : "";
       },
       "TEXT");
 }

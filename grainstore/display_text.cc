@@ -66,7 +66,29 @@ class ColumnWidths {
   const locale_t previous_;
 };
 
+// Whitespace and characters that draw nothing (IsBlankText).
+bool ShowsNothing(char32_t cp) {
+  switch (cp) {
+    case U' ': case U'\t': case U'\n': case U'\v': case U'\f': case U'\r':
+    case 0x85: case 0xA0: case 0x115F: case 0x1160: case 0x1680: case 0x180E:
+    case 0x3000: case 0x3164: case 0xFEFF: case 0xFFA0:
+      return true;
+    default:
+      return (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
+             (cp >= 0x205F && cp <= 0x206F);
+  }
+}
+
 }  // namespace
+
+bool IsBlankText(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = Utf8SequenceLength(text.substr(i));
+    if (n == 0 || !ShowsNothing(DecodeSequence(text.substr(i), n))) return false;
+    i += n;
+  }
+  return true;
+}
 
 std::size_t DisplayWidth(std::string_view text) {
   const ColumnWidths widths;

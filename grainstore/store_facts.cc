@@ -2,23 +2,16 @@
 #include <fmt/format.h>
 
 #include "grain_id.h"
+#include "grainstore/display_text.h"
 #include "grainstore/path.h"
 #include "grainstore/store.h"
 #include "store_impl.h"
 
 namespace grainstore {
 
-namespace {
-
-// Empty, or nothing but ASCII whitespace: a name no table or query can show.
-bool IsBlank(std::string_view s) {
-  return s.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos;
-}
-
-}  // namespace
-
 Status Store::CheckFact(const FactInput& in) {
-  if (IsBlank(in.subject) || IsBlank(in.relation)) {
+  // A name no table or query can show.
+  if (IsBlankText(in.subject) || IsBlankText(in.relation)) {
     return Status::InvalidArgument("a fact needs a subject and a relation (not blank)");
   }
   // Names are text: JSON output (history --json, the bindings) could not

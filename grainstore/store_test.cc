@@ -732,7 +732,7 @@ TEST_F(StoreTest, FactsSupersedeAndRecall) {
   EXPECT_EQ(store_->AddFact(ns_, {.subject = "x", .relation = "memory_file"}).error().code(),
             StatusCode::kInvalidArgument);
   // Blank names are refused like empty ones, and nothing is written.
-  for (const char* blank : {"", " ", "\t\n"}) {
+  for (const char* blank : {"", " ", "\t\n", "\u00a0", "\u200b\u3000", "\ufeff"}) {
     EXPECT_EQ(store_->AddFact(ns_, {.subject = blank, .relation = "r"}).error().code(),
               StatusCode::kInvalidArgument);
     EXPECT_EQ(store_->AddFact(ns_, {.subject = "x", .relation = blank}).error().code(),

@@ -101,14 +101,22 @@ def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
         ("history", "--subject", "a", "--relation", ""),
         ("history", "--subject", "a", "--relation", "  "),
         ("history", "--subject", "  ", "--relation", "r"),
+        # Unicode spaces and characters that draw nothing are blank too.
+        ("add", "--subject", "\u00a0", "--relation", "r"),
+        ("add", "--subject", "\u200b\u3000", "--relation", "r"),
+        ("add", "--subject", "a", "--relation", "\ufeff\u2060"),
+        ("recall", "--subject", "\u2003"),
     ]
     for args in cases:
         proc = run_areev(*args, "--db", db)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert "must not be empty or blank" in proc.stderr, (args, proc.stderr)
         assert proc.stdout == "", args
-    # Nothing was added by the refused calls.
+    # Nothing was added by the refused calls; a name with a visible
+    # character among such spaces is a name.
     assert [f["object"] for f in recall(run_areev, db, "--subject", "a", "--all")] == ["o"]
+    add(run_areev, db, "--subject", "\u200bx\u00a0", "--relation", "r", "--object", "o2")
+    assert [f["object"] for f in recall(run_areev, db, "--subject", "\u200bx\u00a0")] == ["o2"]
 
 
 def test_names_that_are_not_utf8_are_usage_errors(run_areev, db):
