@@ -201,6 +201,35 @@ TEST_F(MemoryToolTest, AnOverLongPathIsMissingForEverythingButAWrite) {
                         "excluding hidden items and node_modules:\n4K\t/memories\n2B\t/memories/f.txt");
 }
 
+// Only a write the contract would let through meets the length limits: its
+// own errors, a parent that is a file (C12, C19 step 5) or a move into
+// itself (C19 step 4), come first.
+TEST_F(MemoryToolTest, TheContractsErrorsComeBeforeTheLengthLimits) {
+  const std::string n256(256, 'n');
+  ASSERT_FALSE(Run({{"command", "create"}, {"path", "/memories/f.txt"}, {"file_text", "x\n"}})
+                   .is_error);
+  ASSERT_FALSE(Run({{"command", "create"}, {"path", "/memories/a/x"}, {"file_text", "x\n"}})
+                   .is_error);
+  for (const std::string& p : {"/memories/f.txt/" + n256, "/memories/f.txt/b/" + n256 + "/c",
+                               "/memories/a/x/" + n256}) {
+    EXPECT_EQ(Run({{"command", "create"}, {"path", p}, {"file_text", "y"}}).content,
+              "Error: A parent of " + p + " is a file, not a directory");
+    EXPECT_EQ(Run({{"command", "rename"}, {"old_path", "/memories/a"}, {"new_path", p}}).content,
+              p.starts_with("/memories/a/")
+                  ? "Error: Cannot rename /memories/a to a subdirectory of itself, " + p
+                  : "Error: A parent of " + p + " is a file, not a directory");
+  }
+  for (const std::string& p : {"/memories/a/" + n256, "/memories/a/b/" + n256}) {
+    EXPECT_EQ(Run({{"command", "rename"}, {"old_path", "/memories/a"}, {"new_path", p}}).content,
+              "Error: Cannot rename /memories/a to a subdirectory of itself, " + p);
+  }
+  EXPECT_EQ(Run({{"command", "rename"}, {"old_path", "/memories/a"},
+                 {"new_path", "/memories/q/" + n256}}).content,
+            "Error: Path /memories/q/" + n256 + " is too long");
+  EXPECT_EQ(Run({{"command", "view"}, {"path", "/memories/a/x"}}).content,
+            "Here's the content of /memories/a/x with line numbers:\n     1\tx\n     2\t");
+}
+
 // Path rules apply to each path argument before anything after it is read
 // (section 11.3), as in the SDKs' handlers; a path that is absent is still a
 // missing parameter (C21).

@@ -35,12 +35,47 @@ Presence Probe(const Target& t, std::string_view key, grainstore::Status* failur
   return Presence::kFailed;
 }
 
+// Whether the nearest of `key` and its ancestors that exists is not a
+// directory (a file, or a symlink, whose name is taken): the store's
+// kNotADirectory for a path below `key`. kFailed with `failure` set when the
+// store could not say.
+Presence ParentIsAFile(const Target& t, std::string_view key, grainstore::Status* failure) {
+  for (std::string parent(key); parent != grainstore::kMemoriesRoot;
+       parent = grainstore::ParentKey(parent)) {
+    grainstore::Result<grainstore::NodeInfo> node = t.store->StatKey(t.ns, parent);
+    if (node.has_value()) {
+      return node->kind == NodeKind::kDirectory ? Presence::kAbsent : Presence::kPresent;
+    }
+    const StatusCode code = node.error().code();
+    if (code == StatusCode::kNotADirectory) return Presence::kPresent;
+    if (code != StatusCode::kNotFound && code != StatusCode::kNameTooLong) {
+      *failure = node.error();
+      return Presence::kFailed;
+    }
+  }
+  return Presence::kAbsent;
+}
+
+// The answer to a write that would make `p`, a path past the store's length
+// limits (beyond the contract), once the contract's own checks passed: a
+// parent that is a file comes first (C12, C19 step 5). Such a path's key
+// holds the segments before the first one past a limit: all lie above it.
+ToolResult TooLong(const Target& t, const PathArg& p) {
+  grainstore::Status failure;
+  const Presence parent_file = ParentIsAFile(t, p.path.key, &failure);
+  if (parent_file == Presence::kFailed) return StorageFailure(p.raw, failure);
+  if (parent_file == Presence::kPresent) {
+    return Failure(Join("A parent of ", p.raw, " is a file, not a directory"));
+  }
+  return Failure(grainstore::TooLongPathMessage(p.raw));
+}
+
 }  // namespace
 
 ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text) {
   const std::string exists = Join("File ", p.raw, " already exists");
   if (p.path.is_root()) return Failure(exists);
-  if (p.path.too_long) return Failure(grainstore::TooLongPathMessage(p.raw));
+  if (p.path.too_long) return TooLong(t, p);
   if (file_text.size() > grainstore::Limits::kMaxBodyBytes) return Failure(TooLargeMessage(p.raw));
   grainstore::Result<grainstore::WriteResult> written =
       t.store->PutFile(t.ns, p.path.key, file_text);
@@ -87,12 +122,16 @@ ToolResult Rename(const Target& t, const PathArg& from, const PathArg& to) {
       from.path.too_long ? Presence::kAbsent : Probe(t, from.path.key, &failure);
   if (source == Presence::kFailed) return StorageFailure(from.raw, failure);
   if (source == Presence::kAbsent) return Failure(not_exist);
-  // Beyond the contract: the destination passes the store's length limits.
-  if (to.path.too_long) return Failure(grainstore::TooLongPathMessage(to.raw));
   const std::string into_self =
       Join(Join("Cannot rename ", from.raw, " to a subdirectory of itself, "), to.raw);
-  if (grainstore::IsStrictlyInside(to.path.key, from.path.key)) return Failure(into_self);
+  // A destination past the limits lies strictly below its key (TooLong).
+  if (grainstore::IsStrictlyInside(to.path.key, from.path.key) ||
+      (to.path.too_long && to.path.key == from.path.key)) {
+    return Failure(into_self);
+  }
   const std::string parent_is_file = Join("A parent of ", to.raw, " is a file, not a directory");
+  // Beyond the contract: the destination passes the store's length limits.
+  if (to.path.too_long) return TooLong(t, to);
 
   const grainstore::Status renamed = t.store->RenameKey(t.ns, from.path.key, to.path.key);
   if (renamed.ok()) return Success(Join(Join("Successfully renamed ", from.raw, " to "), to.raw));

@@ -99,13 +99,14 @@ class Store:
 
     def create(self, P, text):
         k = self.key(P)
-        if self.too_long(k):
-            raise ToolErr(f"Path {P} is too long")
         if self.isdir(k):
             raise ToolErr(f"File {P} already exists")
         for a in self.ancestors(k):
             if self.isfile(a):
                 raise ToolErr(f"A parent of {P} is a file, not a directory")
+        # The store's limits come after the contract's own checks.
+        if self.too_long(k):
+            raise ToolErr(f"Path {P} is too long")
         for a in self.ancestors(k):
             self.nodes.setdefault(a, None)
         self.nodes[k] = text
@@ -151,11 +152,11 @@ class Store:
         if ko == ROOT: raise ToolErr("Cannot rename the /memories directory itself")
         if kn in self.nodes: raise ToolErr(f"The destination {N} already exists")
         if ko not in self.nodes: raise ToolErr(f"The path {O} does not exist")
-        if any(self.too_long(kn + c[len(ko):]) for c in self.nodes if c == ko or c.startswith(ko + "/")):
-            raise ToolErr(f"Path {N} is too long")
         if kn.startswith(ko + "/"): raise ToolErr(f"Cannot rename {O} to a subdirectory of itself, {N}")
         for a in self.ancestors(kn):
             if self.isfile(a): raise ToolErr(f"A parent of {N} is a file, not a directory")
+        if any(self.too_long(kn + c[len(ko):]) for c in self.nodes if c == ko or c.startswith(ko + "/")):
+            raise ToolErr(f"Path {N} is too long")
         for a in self.ancestors(kn): self.nodes.setdefault(a, None)
         moved = {}
         for c in list(self.nodes):
