@@ -45,7 +45,20 @@ class FileGoneTest : public ::testing::Test {
     EXPECT_EQ(*body, "one\n");
   }
 
+  // A store of its own in the directory `inner_`, with /memories/a.md.
+  std::unique_ptr<Store> OpenInInner(NsId* ns) {
+    std::filesystem::create_directory(inner_);
+    auto opened = Store::Open((inner_ / "agent.db").string(), Options{});
+    EXPECT_TRUE(opened.has_value()) << opened.error().ToString();
+    if (!opened.has_value()) return nullptr;
+    *ns = *(*opened)->Namespace("default");
+    EXPECT_TRUE((*opened)->PutFile(*ns, "/memories/a.md", "one\n").has_value());
+    return std::move(*opened);
+  }
+
   test::ScratchDir dir_{"file_gone"};
+  const std::filesystem::path inner_ = std::filesystem::path(dir_.path()) / "inner";
+  const std::filesystem::path moved_ = std::filesystem::path(dir_.path()) / "moved";
   std::string path_ = std::filesystem::absolute(dir_.File("agent.db")).string();
   std::unique_ptr<Store> store_;
   NsId ns_{};
@@ -77,18 +90,14 @@ TEST_F(FileGoneTest, WritesToAStoreFileMovedAwayWithinItsDirectoryAreRefused) {
 // A directory above the store moved: the -wal and -shm moved with the file,
 // so other processes opening it by its new path see every write.
 TEST_F(FileGoneTest, AStoreWhoseDirectoryMovedIsStillWritten) {
-  const std::filesystem::path inner = std::filesystem::path(dir_.path()) / "inner";
-  const std::filesystem::path moved = std::filesystem::path(dir_.path()) / "moved";
-  std::filesystem::create_directory(inner);
-  auto opened = Store::Open((inner / "agent.db").string(), Options{});
-  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
-  NsId ns = *(*opened)->Namespace("default");
-  ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "one\n").has_value());
-  std::filesystem::rename(inner, moved);
+  NsId ns{};
+  auto opened = OpenInInner(&ns);
+  ASSERT_NE(opened, nullptr);
+  std::filesystem::rename(inner_, moved_);
   WaitForNextCheck();
-  auto put = (*opened)->PutFile(ns, "/memories/a.md", "two\n");
+  auto put = opened->PutFile(ns, "/memories/a.md", "two\n");
   ASSERT_TRUE(put.has_value()) << put.error().ToString();
-  auto other = Store::Open((moved / "agent.db").string(), Options{});
+  auto other = Store::Open((moved_ / "agent.db").string(), Options{});
   ASSERT_TRUE(other.has_value()) << other.error().ToString();
   EXPECT_EQ(*(*other)->ReadFile(*(*other)->Namespace("default"), "/memories/a.md"), "two\n");
 }
@@ -96,34 +105,28 @@ TEST_F(FileGoneTest, AStoreWhoseDirectoryMovedIsStillWritten) {
 // The store's directory deleted with everything in it (rm -rf): the path
 // and its directory are gone, and so is every name of the open file.
 TEST_F(FileGoneTest, WritesToAStoreWhoseDirectoryWasDeletedAreRefused) {
-  const std::filesystem::path inner = std::filesystem::path(dir_.path()) / "inner";
-  std::filesystem::create_directory(inner);
-  auto opened = Store::Open((inner / "agent.db").string(), Options{});
-  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
-  NsId ns = *(*opened)->Namespace("default");
-  ASSERT_TRUE((*opened)->PutFile(ns, "/memories/a.md", "one\n").has_value());
-  std::filesystem::remove_all(inner);
+  NsId ns{};
+  auto opened = OpenInInner(&ns);
+  ASSERT_NE(opened, nullptr);
+  std::filesystem::remove_all(inner_);
   WaitForNextCheck();
-  auto put = (*opened)->PutFile(ns, "/memories/a.md", "two\n");
+  auto put = opened->PutFile(ns, "/memories/a.md", "two\n");
   ASSERT_FALSE(put.has_value());
   EXPECT_EQ(put.error().code(), StatusCode::kIOError);
   EXPECT_NE(put.error().message().find("was deleted or replaced"), std::string::npos)
       << put.error().message();
-  EXPECT_EQ(*(*opened)->ReadFile(ns, "/memories/a.md"), "one\n");
+  EXPECT_EQ(*opened->ReadFile(ns, "/memories/a.md"), "one\n");
 }
 
 // Moved, then deleted at its new place: no name is left.
 TEST_F(FileGoneTest, WritesToAStoreDeletedAfterItsDirectoryMovedAreRefused) {
-  const std::filesystem::path inner = std::filesystem::path(dir_.path()) / "inner";
-  const std::filesystem::path moved = std::filesystem::path(dir_.path()) / "moved";
-  std::filesystem::create_directory(inner);
-  auto opened = Store::Open((inner / "agent.db").string(), Options{});
-  ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
-  NsId ns = *(*opened)->Namespace("default");
-  std::filesystem::rename(inner, moved);
-  std::filesystem::remove(moved / "agent.db");
+  NsId ns{};
+  auto opened = OpenInInner(&ns);
+  ASSERT_NE(opened, nullptr);
+  std::filesystem::rename(inner_, moved_);
+  std::filesystem::remove(moved_ / "agent.db");
   WaitForNextCheck();
-  auto put = (*opened)->PutFile(ns, "/memories/a.md", "two\n");
+  auto put = opened->PutFile(ns, "/memories/a.md", "two\n");
   ASSERT_FALSE(put.has_value());
   EXPECT_EQ(put.error().code(), StatusCode::kIOError);
 }
