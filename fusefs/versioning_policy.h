@@ -33,7 +33,8 @@ bool IsTempCopyOf(std::string_view name, std::string_view target);
 // digit, with or without a leading dot of its own. Node's write-file-atomic
 // ("notes.md.3482157740"), Go's os.CreateTemp ("notes.md123456789"),
 // renameio (".notes.md123456789"), GNU patch ("notes.md.oAbCdEf"), Ruby's
-// Tempfile ("notes.md20261205-42-1x9abc"); also a person's "notes.md.new".
+// Tempfile ("notes.md20261205-42-1x9abc"), Qt's QSaveFile ("notes.md.aBc123");
+// also a person's "notes.md.new".
 bool IsSuffixedCopyOf(std::string_view name, std::string_view target);
 
 // The database name a SQLite sidecar file belongs to: "notes.db" for

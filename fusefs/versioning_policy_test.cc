@@ -58,6 +58,7 @@ TEST(IsSuffixedCopyOfTest, AtomicSavesOfTheTarget) {
   EXPECT_TRUE(IsSuffixedCopyOf(".notes.md123456789", "notes.md"));     // renameio
   EXPECT_TRUE(IsSuffixedCopyOf("notes.md.oCkteJv", "notes.md"));       // GNU patch
   EXPECT_TRUE(IsSuffixedCopyOf("notes.md20261205-42-1x9abc", "notes.md"));  // Ruby
+  EXPECT_TRUE(IsSuffixedCopyOf("notes.md.aBcDeF", "notes.md"));        // Qt's QSaveFile
   EXPECT_TRUE(IsSuffixedCopyOf("..bashrc123", ".bashrc"));
   EXPECT_TRUE(IsSuffixedCopyOf(".bashrc.1", ".bashrc"));
   EXPECT_TRUE(IsSuffixedCopyOf("notes.md.new", "notes.md"));

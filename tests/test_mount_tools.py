@@ -588,6 +588,7 @@ ATOMIC_SAVE_COPIES = {  # the copy's name each library writes for "notes.md"
     "go-createtemp": "notes.md123456789",
     "renameio": ".notes.md123456789",
     "ruby-tempfile": "notes.md20261205-4242-1x9abc",
+    "qt-qsavefile": "notes.md.aBcDeF",
 }
 
 
