@@ -61,14 +61,23 @@ grainstore::Result<grainstore::ChainInfo> PickChain(const Session& s, std::strin
 }
 
 // "# other files at this path: ..." when more chains than `shown` lie at
-// `subject` (a file deleted, then another created at the same path).
+// `subject` (a file deleted, then another created at the same path): the
+// newest ten, or with `all` every one.
 std::string OtherChainsNote(const Session& s, std::string_view subject,
-                            std::string_view relation, grainstore::ChainId shown) {
+                            std::string_view relation, grainstore::ChainId shown, bool all) {
+  static constexpr std::size_t kNamed = 10;
   auto chains = s.store->ChainsAt(s.ns, subject, relation);
   if (!chains.has_value()) return "";
   std::string others;
+  std::size_t named = 0;
+  std::size_t more = 0;
   for (const auto& c : *chains) {
     if (c.id == shown) continue;
+    if (!all && named == kNamed) {
+      ++more;
+      continue;
+    }
+    ++named;
     if (!others.empty()) others += ", ";
     others += fmt::format("chain {} ({} version{}, {}", c.id, c.head_seq, c.head_seq == 1 ? "" : "s",
                           grainstore::ChainStateName(c.state));
@@ -78,6 +87,7 @@ std::string OtherChainsNote(const Session& s, std::string_view subject,
     others += ")";
   }
   if (others.empty()) return "";
+  if (more > 0) others += fmt::format(" and {} older (`--all` names every one)", more);
   return fmt::format("# other files at this path: {}; `--chain ID` shows one\n", others);
 }
 
@@ -219,7 +229,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
     text += fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
                         grainstore::FormatIsoUtc(chain->deleted_ns), purged ? "" : how);
   }
-  text += OtherChainsNote(s, subject, args.relation, chain->id);
+  text += OtherChainsNote(s, subject, args.relation, chain->id, args.all);
   return Emit(text);
 }
 
@@ -363,7 +373,9 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   h->chain_opt = history->add_option(
       "--chain", h->chain, "This chain: another file that lived at the path (history's \"# other files at this path\" line lists their ids)")
       ->transform(DecimalIn(1, kMaxChainId));
-  history->add_flag("--all", h->all, "Include transient (coalesced) versions");
+  history->add_flag("--all", h->all,
+                    "Include transient (coalesced) versions, and name every other file that "
+                    "lay at the path");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});
 

@@ -1,6 +1,7 @@
 """delete / restore / purge / rename through the CLI, and what they keep."""
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -133,6 +134,22 @@ def test_purge_leaves_no_plaintext_in_wal_while_another_connection_is_open(run_a
                 assert marker.encode() not in f.read_bytes(), f.name
     finally:
         idle.close()
+
+
+def test_the_other_files_at_a_path_are_named_ten_at_most_unless_all(run_areev, db):
+    lines = "".join(json.dumps({"command": c, "path": "/memories/k.md", "file_text": f"{i}\n"})
+                    + "\n" for i in range(13) for c in ("create", "delete"))
+    assert run_areev("memtool", "--batch", "--db", db, input=lines).returncode == 0
+    chains = [v["chain_id"] for v in json.loads(
+        run_areev("history", "/memories/k.md", "--json", "--db", db).stdout)]
+    note = run_areev("history", "/memories/k.md", "--db", db).stdout.splitlines()[-1]
+    named = [int(c) for c in re.findall(r"chain (\d+) \(", note)]
+    # The last one deleted is the table; the ten before it, newest first, are
+    # named; the two oldest are counted.
+    assert named == list(range(chains[0] - 1, chains[0] - 11, -1)), note
+    assert note.endswith(" and 2 older (`--all` names every one); `--chain ID` shows one"), note
+    note = run_areev("history", "/memories/k.md", "--all", "--db", db).stdout.splitlines()[-1]
+    assert len(re.findall(r"chain \d+ \(", note)) == 12 and "older" not in note, note
 
 
 def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
