@@ -317,6 +317,8 @@ class Db {
   ino_t file_dir_ino_ = 0;
   dev_t file_dev_ = 0;  // the file's own, to find SQLite's descriptor of it
   ino_t file_ino_ = 0;
+  dev_t wal_dev_ = 0;  // its -wal's when last looked at (0: none seen)
+  ino_t wal_ino_ = 0;
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   bool held_ = false;        // a read transaction is held

@@ -131,6 +131,22 @@ TEST_F(FileGoneTest, WritesToAStoreDeletedAfterItsDirectoryMovedAreRefused) {
   EXPECT_EQ(put.error().code(), StatusCode::kIOError);
 }
 
+// Moved out of its directory, which is then deleted with the -wal in it:
+// the file keeps a name, but what is written to its -wal would be lost.
+TEST_F(FileGoneTest, WritesToAStoreWhoseWalWasDeletedAreRefused) {
+  NsId ns{};
+  auto opened = OpenInInner(&ns);
+  ASSERT_NE(opened, nullptr);
+  WaitForNextCheck();
+  ASSERT_TRUE(opened->PutFile(ns, "/memories/a.md", "two\n").has_value());  // -wal seen
+  std::filesystem::rename(inner_ / "agent.db", dir_.File("kept.db"));
+  std::filesystem::remove_all(inner_);
+  WaitForNextCheck();
+  auto put = opened->PutFile(ns, "/memories/a.md", "three\n");
+  ASSERT_FALSE(put.has_value());
+  EXPECT_EQ(put.error().code(), StatusCode::kIOError);
+}
+
 TEST_F(FileGoneTest, AStoreFileStillInPlaceIsWritten) {
   WaitForNextCheck();
   EXPECT_TRUE(store_->PutFile(ns_, "/memories/a.md", "two\n").has_value());
