@@ -82,10 +82,10 @@ void AddFactCommands(CLI::App& app, const GlobalOptions& global,
       "add", "Add a fact (superseding the same subject+relation) or an event");
   add->add_option("--subject", a->input.subject, "Subject, e.g. alice")
       ->required()
-      ->check(NotBlank());
+      ->check(NotBlank(true));
   add->add_option("--relation", a->input.relation, "Relation, e.g. prefers")
       ->required()
-      ->check(NotBlank());
+      ->check(NotBlank(true));
   add->add_option("--object", a->input.object, "Object, e.g. tea");
   add->add_option("--context", a->input.context, "Free-text context");
   add->add_flag("--event", a->event,

@@ -58,11 +58,18 @@ inline CLI::Validator VersionName() {
 
 // For names such as a subject or a relation: an empty or all-blank value
 // names nothing, so it is refused rather than read as "any" or as a name no
-// one can see in a table.
-inline CLI::Validator NotBlank() {
+// one can see in a table. A name to store (`add`) may not show nothing at
+// all (grainstore::IsBlankText: Unicode's spaces, characters of no glyph); a
+// name to look up (`recall`, `history`) only may not be empty or ASCII
+// whitespace, so that a fact an earlier build stored under such a name can
+// still be found.
+inline CLI::Validator NotBlank(bool to_store = false) {
   return CLI::Validator(
-      [](std::string& value) -> std::string {
-        return grainstore::IsBlankText(value) ? "must not be empty or blank" : "";
+      [to_store](std::string& value) -> std::string {
+        const bool blank =
+            to_store ? grainstore::IsBlankText(value)
+                     : value.find_first_not_of(" \t\r\n\v\f") == std::string::npos;
+        return blank ? "must not be empty or blank" : "";
       },
       "TEXT");
 }

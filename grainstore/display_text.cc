@@ -70,12 +70,15 @@ class ColumnWidths {
 bool ShowsNothing(char32_t cp) {
   switch (cp) {
     case U' ': case U'\t': case U'\n': case U'\v': case U'\f': case U'\r':
-    case 0x85: case 0xA0: case 0x115F: case 0x1160: case 0x1680: case 0x180E:
-    case 0x3000: case 0x3164: case 0xFEFF: case 0xFFA0:
+    case 0x85: case 0xA0: case 0xAD: case 0x34F: case 0x61C: case 0x115F: case 0x1160:
+    case 0x1680: case 0x17B4: case 0x17B5: case 0x2800: case 0x3000: case 0x3164:
+    case 0xFEFF: case 0xFFA0:
       return true;
     default:
-      return (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
-             (cp >= 0x205F && cp <= 0x206F);
+      return (cp >= 0x180B && cp <= 0x180F) || (cp >= 0x2000 && cp <= 0x200F) ||
+             (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) ||
+             (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0000 && cp <= 0xE007F) ||
+             (cp >= 0xE0100 && cp <= 0xE01EF);
   }
 }
 

@@ -101,11 +101,12 @@ def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
         ("history", "--subject", "a", "--relation", ""),
         ("history", "--subject", "a", "--relation", "  "),
         ("history", "--subject", "  ", "--relation", "r"),
-        # Unicode spaces and characters that draw nothing are blank too.
+        # Unicode spaces and characters that draw nothing are blank names to
+        # store, too.
         ("add", "--subject", "\u00a0", "--relation", "r"),
         ("add", "--subject", "\u200b\u3000", "--relation", "r"),
         ("add", "--subject", "a", "--relation", "\ufeff\u2060"),
-        ("recall", "--subject", "\u2003"),
+        ("add", "--subject", "\u061c\u00ad\ufe0f\U000e0041\u2800", "--relation", "r"),
     ]
     for args in cases:
         proc = run_areev(*args, "--db", db)
@@ -117,6 +118,9 @@ def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
     assert [f["object"] for f in recall(run_areev, db, "--subject", "a", "--all")] == ["o"]
     add(run_areev, db, "--subject", "\u200bx\u00a0", "--relation", "r", "--object", "o2")
     assert [f["object"] for f in recall(run_areev, db, "--subject", "\u200bx\u00a0")] == ["o2"]
+    # Looked up, such a name is only not found (an earlier build may have
+    # stored one), never refused.
+    assert recall(run_areev, db, "--subject", "\u2003") == []
 
 
 def test_names_that_are_not_utf8_are_usage_errors(run_areev, db):

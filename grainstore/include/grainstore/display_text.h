@@ -39,9 +39,10 @@ std::size_t DisplayWidth(std::string_view text);
 // True when `text` is empty or shows nothing: only whitespace (ASCII and
 // Unicode's White_Space: no-break, em and ideographic spaces...) and
 // characters that draw nothing (zero-width space and joiners, word joiner,
-// direction marks and controls, the byte-order mark, Hangul fillers). A name
-// made of those cannot be told apart from an empty one, or from another, in
-// a table. Bytes that are not UTF-8 are not blank.
+// direction marks and controls, the byte-order mark, soft hyphen, variation
+// selectors, tag characters, Hangul and Khmer fillers, the blank braille
+// pattern). A name made of those cannot be told apart from an empty one, or
+// from another, in a table. Bytes that are not UTF-8 are not blank.
 bool IsBlankText(std::string_view text);
 
 }  // namespace grainstore
