@@ -235,8 +235,11 @@ int HistoryTree::ListChildren(grainstore::NodeId dir, std::vector<DirEntry>* out
     auto page = store_->ReadDir(dir, after, 1024);
     if (!page) return StatusToErrno(page.error());
     for (const auto& child : *page) {
-      bool show = (child.kind == NodeKind::kDirectory && !IsVcsDirName(child.name)) ||
-                  (child.kind == NodeKind::kFile && child.chain_id != 0);
+      // A version-control tool's name is hidden whatever it names, as a
+      // lookup of it is (Lookup).
+      bool show = !IsVcsDirName(child.name) &&
+                  (child.kind == NodeKind::kDirectory ||
+                   (child.kind == NodeKind::kFile && child.chain_id != 0));
       if (!show) continue;
       AppendEntry(child.name, Node{Kind::kDir, child.key, {}}, out);
     }
