@@ -79,7 +79,8 @@ std::string OtherChainsNote(const Session& s, std::string_view subject,
     }
     ++named;
     if (!others.empty()) others += ", ";
-    others += fmt::format("chain {} ({} version{}, {}", c.id, c.head_seq, c.head_seq == 1 ? "" : "s",
+    others += fmt::format("chain {} ({} version{}, {}", c.id, c.head_seq,
+                          c.head_seq == 1 ? "" : "s",
                           grainstore::ChainStateName(c.state));
     if (c.state != grainstore::ChainState::kLive) {
       others += " " + grainstore::FormatIsoUtc(c.deleted_ns);

@@ -72,6 +72,8 @@ std::string OptionTakenAsValue(const CLI::App& app, const CLI::App& command,
                                const InlineValues& inline_values) {
   for (const CLI::App* scope : {&app, &command}) {
     for (const CLI::Option* option : scope->get_options()) {
+      // An argument may look like an option after "--" (AfterOptionsEnd).
+      if (option->get_positional()) continue;
       for (const std::string& value : option->results()) {
         if (!NamesAnOption(app, command, value)) continue;
         const bool written_inline =
@@ -134,6 +136,25 @@ std::vector<std::string> AfterOptionsEnd(const std::vector<std::string>& args) {
   auto end = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
   if (end == args.end()) return {};
   return {end + 1, args.end()};
+}
+
+// The arguments after "--" that `command` did not take as its arguments
+// (CLI11 parses an argument after "--" as an option once a command's
+// arguments are all given: `areev cat /memories/a -- --db x` read store x).
+std::vector<std::string> NotTakenAfterOptionsEnd(const CLI::App& command,
+                                                 const std::vector<std::string>& after) {
+  std::vector<std::string> taken;
+  for (const CLI::Option* o :
+       command.get_options([](const CLI::Option* o) { return o->get_positional(); })) {
+    for (const std::string& value : o->results()) taken.push_back(value);
+  }
+  // The arguments after "--" come last among those given.
+  std::size_t matched = 0;
+  while (matched < after.size() && matched < taken.size() &&
+         after[after.size() - 1 - matched] == taken[taken.size() - 1 - matched]) {
+    ++matched;
+  }
+  return {after.begin(), after.end() - static_cast<std::ptrdiff_t>(matched)};
 }
 
 bool TakesPositionals(const CLI::App& command) {
@@ -236,11 +257,14 @@ int main(int argc, char** argv) {
         !taken.empty()) {
       return cli::Fail(cli::kExitUsage, taken);
     }
-    if (const std::vector<std::string> extras = AfterOptionsEnd(args);
-        !extras.empty() && !TakesPositionals(*command.app)) {
+    if (const std::vector<std::string> extras =
+            NotTakenAfterOptionsEnd(*command.app, AfterOptionsEnd(args));
+        !extras.empty()) {
       return cli::Fail(cli::kExitUsage,
-                       fmt::format("{} takes no arguments, but {} followed '--'",
-                                   command.app->get_name(), fmt::join(extras, " ")));
+                       fmt::format("{} takes no {}arguments, but {} followed '--'",
+                                   command.app->get_name(),
+                                   TakesPositionals(*command.app) ? "more " : "",
+                                   fmt::join(extras, " ")));
     }
     return command.run();
   }

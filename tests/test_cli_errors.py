@@ -468,6 +468,17 @@ def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
     proc = run_areev("cat", "--", "/memories/a", "--db", "s.db", cwd=tmp_path)
     assert proc.returncode == 2 and "--db s.db" in proc.stderr, proc.stderr
     assert run_areev("log", "--db", "s.db", "--", cwd=tmp_path).returncode == 0
+    # Past a command's arguments, what follows "--" is refused too, not read
+    # as options (`cat P -- --db x` read store x).
+    for command in (["cat", "/memories/a"], ["memtool", create]):
+        proc = run_areev(*command, "--", "--db", "s.db", cwd=tmp_path)
+        assert (proc.returncode, proc.stderr) == (
+            2, f"areev: {command[0]} takes no more arguments, but --db s.db followed '--'; "
+               "run with --help\n"), command
+    assert not (tmp_path / "agent.db").exists()
+    # An argument after "--" may look like an option.
+    proc = run_areev("umount", "--", "--ns", cwd=tmp_path)
+    assert proc.returncode == 1 and "needs a value" not in proc.stderr, proc.stderr
 
 
 def test_numeric_options_refuse_negatives_and_survive_huge_values(run_areev, db):
