@@ -48,7 +48,8 @@ class DeltaBodiesTest : public test::StoreFixture {
     return RawInt(
         "WITH RECURSIVE walk(start, id, n) AS ("
         "  SELECT id, base_id, 1 FROM bodies "
-        "  UNION ALL SELECT w.start, b.base_id, w.n + 1 FROM walk w JOIN bodies b ON b.id = w.id) "
+        "  UNION ALL SELECT w.start, b.base_id, w.n + 1 FROM walk w "
+        "  JOIN bodies b ON b.id = abs(w.id)) "
         "SELECT max(n) FROM walk");
   }
 
@@ -244,15 +245,22 @@ TEST_F(DeltaBodiesTest, WritersTakingTurnsBuildOnlyOnTheHead) {
   }
   ExpectVersions(*store_, versions);
   ExpectVersions(**other, versions);
-  // The first write of each turn (versions 2, 5, 8, 11) starts a new run.
+  // The first write of each turn (versions 2, 5, 8, 11) starts no run of
+  // its own writer's: it is stored as a splice on the head the other left
+  // (base_id negated), read back from the store.
   EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(seq) FROM (SELECT g.seq FROM grains g "
                                    "JOIN bodies b ON b.id = g.body_id WHERE b.base_id IS NULL "
                                    "ORDER BY g.seq)"),
-            "1,2,5,8,11");
+            "1");
+  EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(seq) FROM (SELECT g.seq FROM grains g "
+                                   "JOIN bodies b ON b.id = g.body_id WHERE b.base_id < 0 "
+                                   "ORDER BY g.seq)"),
+            "2,5,8,11");
   // Every delta is built on an earlier version of the same file.
   EXPECT_EQ(RawInt("SELECT count(*) FROM grains g JOIN bodies b ON b.id = g.body_id "
                    "WHERE b.base_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM grains p "
-                   "WHERE p.chain_id = g.chain_id AND p.seq < g.seq AND p.body_id = b.base_id)"),
+                   "WHERE p.chain_id = g.chain_id AND p.seq < g.seq "
+                   "AND p.body_id = abs(b.base_id))"),
             0);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }
@@ -268,6 +276,126 @@ TEST_F(DeltaBodiesTest, EditsThatAreNotAppendsAndSmallFilesAreStoredWhole) {
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
   EXPECT_EQ(Read(kKey), edited);
   EXPECT_EQ(Read("/memories/small.md"), "short\nand more\n");
+}
+
+// An edit that keeps most of a file (a line changed, inserted or removed
+// anywhere) is stored as a splice on the version it was made from: the new
+// bytes and where they go. Issue: every such edit stored a whole copy, so a
+// file edited in the middle grew its store with the square of its length.
+TEST_F(DeltaBodiesTest, EditsInTheMiddleAreStoredAsSplices) {
+  std::string text;
+  for (int i = 0; i < 600; ++i) text += "line " + std::to_string(i) + " of the notes\n";
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  std::vector<std::string> versions{text};
+  for (int i = 0; i < 60; ++i) {
+    auto edited = store_->EditFile(ns_, kKey, [&](std::string_view current, std::string* next) {
+      *next = std::string(current);
+      const std::size_t at = (static_cast<std::size_t>(i) * 7919) % (next->size() - 40);
+      switch (i % 3) {
+        case 0: next->insert(at, "inserted " + std::to_string(i) + "\n"); break;
+        case 1: next->erase(at, 17); break;
+        default: next->replace(at, 5, "EDIT" + std::to_string(i)); break;
+      }
+      return Status::Ok();
+    });
+    ASSERT_TRUE(edited.has_value()) << edited.error().ToString();
+    versions.push_back(*store_->ReadFile(ns_, kKey));
+  }
+  ExpectVersions(*store_, versions);
+  auto other = Store::Open(path_);  // no cache of this Store's
+  ASSERT_TRUE(other.has_value());
+  ExpectVersions(**other, versions);
+  // A whole body every 17 versions at most: the rest are splices, each a
+  // few dozen bytes, on the version before them.
+  EXPECT_GE(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 55);
+  EXPECT_LE(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 4);
+  EXPECT_LT(RawInt("SELECT max(length(bytes)) FROM bodies WHERE base_id < 0"), 64);
+  EXPECT_LT(RawInt("SELECT sum(length(bytes)) FROM bodies") * 10,
+            RawInt("SELECT sum(size) FROM bodies"));
+  EXPECT_LE(LongestDeltaChain(), 17);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
+// A body stored whole before the version it follows was at hand (written by
+// a Store that did not seal that version) becomes a splice on it once its
+// version is appended; then appends build on it as on any body.
+TEST_F(DeltaBodiesTest, AWholeBodyWrittenByAnotherStoreBecomesASplice) {
+  std::string text(5000, 'a');
+  text += "\n";
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  auto other = Store::Open(path_);
+  ASSERT_TRUE(other.has_value());
+  std::vector<std::string> versions{text};
+  versions.push_back("changed" + text.substr(7));
+  ASSERT_TRUE((*other)->PutFile(ns_, kKey, versions.back()).has_value());
+  for (int i = 0; i < 3; ++i) {
+    versions.push_back(versions.back() + "appended " + std::to_string(i) + "\n");
+    ASSERT_TRUE((*other)->PutFile(ns_, kKey, versions.back()).has_value());
+  }
+  ExpectVersions(*store_, versions);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id > 0"), 3);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
+// A splice row names its base negated: code that reads base_id as an
+// append's base (a build before splices) finds no row there and reports the
+// body missing, never a body of the wrong bytes; a cut or oversized splice
+// is Corruption too.
+TEST_F(DeltaBodiesTest, SpliceRowsThatDoNotFitAreCorruption) {
+  std::string text(4000, 's');
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  text[2000] = 'X';
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  ASSERT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies b WHERE base_id < 0 AND "
+                   "EXISTS (SELECT 1 FROM bodies a WHERE a.id = b.base_id)"),
+            0);
+  auto damage = [&](const char* sql) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+    sqlite3_busy_timeout(raw, 5000);
+    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(raw);
+  };
+  auto read_v2 = [&]() {
+    auto fresh = Store::Open(path_);
+    EXPECT_TRUE(fresh.has_value());
+    return (*fresh)->ReadVersion(ns_, kKey, "2");
+  };
+  ASSERT_EQ(*read_v2(), text);
+  // The suffix it keeps made larger than its base.
+  damage("UPDATE bodies SET bytes = CAST(x'a00f000000000000' || substr(bytes, 9) AS BLOB) "
+         "WHERE base_id < 0");
+  auto oversized = read_v2();
+  ASSERT_FALSE(oversized.has_value());
+  EXPECT_EQ(oversized.error().code(), StatusCode::kCorruption) << oversized.error().ToString();
+  damage("UPDATE bodies SET bytes = x'0102' WHERE base_id < 0");
+  auto cut = read_v2();
+  ASSERT_FALSE(cut.has_value());
+  EXPECT_EQ(cut.error().code(), StatusCode::kCorruption) << cut.error().ToString();
+}
+
+TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfASplicedFile) {
+  std::string text = "SECRET-BASE-" + std::string(4000, 'p');
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  for (int i = 0; i < 20; ++i) {
+    text.insert(100 + i, "SECRET-EDIT-" + std::to_string(i));
+    ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  }
+  ASSERT_GE(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 16);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/keep.md", "kept\n").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+  store_.reset();
+  for (const char* suffix : {"", "-wal"}) {
+    const std::string raw = test::FileBytes(path_ + suffix);
+    EXPECT_EQ(raw.find("SECRET-BASE"), std::string::npos) << "plaintext left in " << suffix;
+    EXPECT_EQ(raw.find("SECRET-EDIT-1"), std::string::npos) << "plaintext left in " << suffix;
+  }
 }
 
 TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfAnAppendedFile) {

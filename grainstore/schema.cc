@@ -251,6 +251,13 @@ DROP INDEX nodes_by_key;
 CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
 )sql";
 
+// v7 -> v8: splice rows in bodies (docs/storage-format.md, "Delta bodies"):
+// a body stored as the bytes an edit put between its base's first and last
+// bytes, with base_id negated. No table changes, so the migration only
+// stamps the version: a v7 build refuses to open the file, and one that
+// already had it open finds no row at a negated base_id and reports such a
+// body missing (Corruption) rather than read it as an append.
+
 // The builds of v4's first day (2d35c34 to e05a51a) stamped a store 4 but
 // kept the column bodies.data, which c1b9c98 renamed to bytes still as v4:
 // later builds then failed every statement on bodies ("no such column"), and
@@ -425,6 +432,7 @@ Status Migrate(Db* db) {
   if (*version <= 4) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV4ToV5));
   if (*version <= 5) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV5ToV6));
   if (*version <= 6) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV6ToV7));
+  // v7 -> v8 changes no table (above): the stamp below is the migration.
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

@@ -10,10 +10,11 @@
 
 namespace grainstore {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 // The oldest schema this build reads as it is when it cannot migrate (a
 // reader without write access): v6 differs from v7 in an index only, which
-// the queries use when it is there and do without when it is not.
+// the queries use when it is there and do without when it is not, and v7
+// from v8 in the splice rows v8 builds may write, which v7 stores hold none of.
 inline constexpr int kOldestReadableVersion = 6;
 // PRAGMA application_id: "arev".
 inline constexpr int kApplicationId = 0x61726576;

@@ -1,8 +1,13 @@
 // Body rows: content stored once per hash, reference-counted, and stored as
-// a delta on the body it extends when a file only grew by an append. See
-// docs/storage-format.md ("Delta bodies").
+// a delta on the body it extends when a file only grew by an append, or as a
+// splice on the body it was edited from. See docs/storage-format.md ("Delta
+// bodies").
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "grain_id.h"
 #include "store_impl.h"
@@ -28,17 +33,73 @@ constexpr std::size_t DeltaBase(std::size_t i) {
   return skip != 0 || i == 1 ? skip : 1;
 }
 static_assert(DeltaBase(1) == 0 && DeltaBase(2) == 1 && DeltaBase(4) == 1 && DeltaBase(6) == 4);
-// Below this size a file's body is always stored whole: the bytes a delta
-// would save are worth less than the extra row a read then assembles.
-constexpr std::size_t kMinDeltaBase = 2048;
 // Guards BodyData against a cycle in a damaged file; far above any depth a
 // build writes.
 constexpr std::size_t kMaxAssembledRows = 1024;
+// A splice is stored only on a body read from at most this many rows, so a
+// read assembles at most this many plus an append run's.
+constexpr std::size_t kMaxSpliceDepth = 16;
+// A splice row's bytes start with the length of the base's suffix it keeps,
+// 8 bytes little-endian.
+constexpr std::size_t kSpliceHeader = 8;
+
+// The length of the longest common prefix of `a` and `b`.
+std::size_t CommonPrefix(std::string_view a, std::string_view b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  constexpr std::size_t kBlock = 256;
+  std::size_t i = 0;
+  while (i + kBlock <= n && std::memcmp(a.data() + i, b.data() + i, kBlock) == 0) i += kBlock;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+// The length of the longest common suffix of `a` and `b`, at most `limit`.
+std::size_t CommonSuffix(std::string_view a, std::string_view b, std::size_t limit) {
+  const std::size_t n = std::min({a.size(), b.size(), limit});
+  constexpr std::size_t kBlock = 256;
+  std::size_t i = 0;
+  while (i + kBlock <= n && std::memcmp(a.data() + a.size() - i - kBlock,
+                                        b.data() + b.size() - i - kBlock, kBlock) == 0) {
+    i += kBlock;
+  }
+  while (i < n && a[a.size() - 1 - i] == b[b.size() - 1 - i]) ++i;
+  return i;
+}
+
+void PutLittleEndian64(std::uint64_t v, char* out) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+std::uint64_t GetLittleEndian64(const char* in) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) {
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+  }
+  return v;
+}
+
+// What a splice row stores for `body`, whose first `head` and last `tail`
+// bytes are its base's: the tail's length, then the bytes between.
+std::string SpliceBytes(std::string_view body, std::size_t head, std::size_t tail) {
+  std::string bytes(kSpliceHeader, '\0');
+  PutLittleEndian64(tail, bytes.data());
+  bytes.append(body.substr(head, body.size() - head - tail));
+  return bytes;
+}
+
+// One delta row, read for AssembleBody: the bytes it holds (copied), the
+// body's size, and for a splice the base suffix it keeps.
+struct DeltaRow {
+  std::string piece;
+  std::size_t size = 0;
+  bool splice = false;
+  std::size_t suffix = 0;
+};
 
 }  // namespace
 
 Result<BodyPlan> StoreImpl::PlanBody(const NodeInfo& node, std::string_view body,
-                                     const BodyBase* prefix) {
+                                     const BodyBase* prefix, const KnownBody* known) {
   BodyPlan plan;
   // Only an append to the file's current body as this Store sealed it is
   // stored as a delta (after another writer's change the body is stored
@@ -84,7 +145,96 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeInfo& node, std::string_view body
   }
   plan.hasher.Update(body.substr(hashed));
   plan.hash = plan.hasher.Digest();
+  // Not an append: a splice on the file's current body, when its content is
+  // at hand (the caller's, or this Store's from the last seal, if the row
+  // still holds it) and most of it is kept.
+  KnownBody current;
+  if (known != nullptr) {
+    current = *known;
+  } else if (last != nullptr && last->HasContent() && last->run.back().body_id == node.body_id) {
+    // The row may be gone: a young file's chain discarded as it is renamed
+    // over another (RenameNode), its body with it, before this seal.
+    auto holds = HoldsHash(node.body_id, last->run.back().hash);
+    if (!holds) return holds.error();
+    if (*holds) current = {node.body_id, last->content};
+  }
+  if (current.id <= 0) return plan;
+  plan.splice_tried = true;
+  auto splice = PlanSplice(body, current);
+  if (!splice) return splice.error();
+  if (!*splice) return plan;
+  plan.base_id = current.id;
+  plan.base_size = (*splice)->head;
+  plan.splice = true;
+  plan.suffix = (*splice)->tail;
   return plan;
+}
+
+Result<std::optional<Splice>> StoreImpl::PlanSplice(std::string_view body, const KnownBody& base) {
+  using Planned = std::optional<Splice>;
+  if (body.size() < kMinDeltaBase || base.content.size() < kMinDeltaBase) return Planned();
+  const std::size_t head = CommonPrefix(body, base.content);
+  const std::size_t tail =
+      CommonSuffix(body, base.content, std::min(body.size(), base.content.size()) - head);
+  // Worth a row to assemble only when it keeps at least half of the body.
+  if (head + tail < std::max<std::size_t>(body.size() / 2, kMinDeltaBase / 2)) return Planned();
+  auto depth = BodyDepth(base.id);
+  if (!depth) return depth.error();
+  if (*depth + 1 > kMaxSpliceDepth) return Planned();
+  return Planned(Splice{.head = head, .tail = tail});
+}
+
+Status StoreImpl::MaybeStoreAsSplice(std::int64_t body_id, std::string_view body,
+                                     const KnownBody& base) {
+  static constexpr char kRow[] = "SELECT refs, base_id FROM bodies WHERE id = ?";
+  static constexpr char kRewrite[] = "UPDATE bodies SET bytes = ?, base_id = ? WHERE id = ?";
+  if (body_id <= 0 || base.id <= 0 || body_id == base.id) return Status::Ok();
+  if (body.size() < kMinDeltaBase || base.content.size() < kMinDeltaBase) return Status::Ok();
+  {
+    // Only a whole row that this one version holds: no delta is built on it
+    // (so `base` cannot be one of its own), no other file shares it.
+    auto st = db.Prepare(kRow);
+    if (!st) return st.error();
+    st->BindInt64(1, body_id);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+    if (st->ColumnInt64(0) != 1 || !st->ColumnIsNull(1)) return Status::Ok();
+  }
+  auto splice = PlanSplice(body, base);
+  if (!splice) return splice.error();
+  if (!*splice) return Status::Ok();
+  auto st = db.Prepare(kRewrite);
+  if (!st) return st.error();
+  const std::string bytes = SpliceBytes(body, (*splice)->head, (*splice)->tail);
+  st->BindBlob(1, bytes);
+  st->BindInt64(2, -base.id);
+  st->BindInt64(3, body_id);
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  return AdjustRefs(base.id, 1);
+}
+
+bool StoreImpl::WorthSplicing(const NodeInfo& node, std::size_t size) const {
+  return node.kind == NodeKind::kFile && node.versioning == Versioning::kVersioned &&
+         node.body_id > 0 && node.size >= kMinDeltaBase && size >= kMinDeltaBase;
+}
+
+Result<std::size_t> StoreImpl::BodyDepth(std::int64_t body_id) {
+  static constexpr char kSql[] = "SELECT base_id FROM bodies WHERE id = ?";
+  std::size_t depth = 0;
+  for (std::int64_t id = body_id;; ++depth) {
+    if (depth >= kMaxAssembledRows) {
+      return Status::Corruption("a body's chain of deltas does not end");
+    }
+    auto st = db.Prepare(kSql);
+    if (!st) return st.error();
+    st->BindInt64(1, id);
+    StepResult r = st->Step();
+    if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+    if (r == StepResult::kError) return st->status();
+    if (st->ColumnIsNull(0)) return depth;
+    id = std::abs(st->ColumnInt64(0));
+  }
 }
 
 void StoreImpl::KeepSealedBody(const NodeInfo& before, std::int64_t body_id, bool inserted,
@@ -100,7 +250,8 @@ void StoreImpl::KeepSealedBody(const NodeInfo& before, std::int64_t body_id, boo
     return;
   }
   std::optional<AppendBases::Entry> entry = append_bases.Take(before.id);
-  const bool new_run = plan.base_id == 0 || !entry;
+  // A whole body or a splice starts a new run: appends build on it.
+  const bool new_run = plan.base_id == 0 || plan.splice || !entry;
   const std::size_t run_size = new_run ? 1 : entry->run.size() + 1;
   // Content is kept only while the entry stays within what AppendBases keeps
   // (an entry past kMaxEntryBytes would be dropped, ending the run).
@@ -139,7 +290,14 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
     if (!st) return st.error();
     st->BindBlob(1, hash);
     st->BindInt64(2, static_cast<std::int64_t>(body.size()));
-    if (base_id != 0) {
+    std::string splice;  // a splice row's bytes
+    if (base_id != 0 && plan->splice) {
+      splice = SpliceBytes(body, plan->base_size, plan->suffix);
+      st->BindBlob(3, splice);
+      // Negated: a build before splices reads base_id as an append's base;
+      // it finds no row there and reports the body missing, never a wrong one.
+      st->BindInt64(5, -base_id);
+    } else if (base_id != 0) {
       st->BindBlob(3, body.substr(plan->base_size));
       st->BindInt64(5, base_id);
     } else {
@@ -151,7 +309,7 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
     if (db.Changes() == 1) {
       const std::int64_t id = db.LastInsertRowid();
       if (inserted) *inserted = true;
-      // A delta holds a reference on the body it extends.
+      // A delta holds a reference on the body it is stored on.
       if (base_id != 0) GRAINSTORE_RETURN_IF_ERROR(AdjustRefs(base_id, 1));
       return id;
     }
@@ -168,50 +326,99 @@ Result<std::int64_t> StoreImpl::InternBody(std::string_view body, std::string* h
 }
 
 Result<std::string> StoreImpl::BodyData(std::int64_t body_id) {
+  // A statement of its own (the cache is keyed by this array's address):
+  // it holds `top` while AssembleBody runs its own.
+  static constexpr char kSql[] = "SELECT bytes, base_id, size FROM bodies WHERE id = ?";
   if (body_id == 0) return std::string();
-  return AssembleBody({}, body_id);
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindInt64(1, body_id);
+  StepResult r = st->Step();
+  if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+  if (r == StepResult::kError) return st->status();
+  return AssembleBody({.bytes = st->ColumnBlobView(0),
+                       .base_id = st->ColumnIsNull(1) ? 0 : st->ColumnInt64(1),
+                       .size = st->ColumnInt64(2)});
 }
 
-Result<std::string> StoreImpl::AssembleBody(std::string_view newest, std::int64_t base_id) {
-  // Each row holds the tail of its body: bytes [size - length(bytes), size),
-  // on a base whose size is where that tail starts. The body is sized once,
-  // from the newest base's size, and each row is copied straight to its
-  // place: one copy of each byte, newest row first.
+Result<std::string> StoreImpl::AssembleBody(const BodyRowView& top) {
+  // A row holds its body whole (base_id NULL); or the bytes appended to its
+  // base, the body's last length(bytes) bytes (base_id > 0); or a splice on
+  // the body -base_id: its bytes are an 8-byte suffix length, then the
+  // middle that lies between the base's first size - length(middle) -
+  // suffix bytes and its last suffix bytes. The rows are read newest first,
+  // their deltas kept, and applied to the whole body at the bottom.
   static constexpr char kSql[] = "SELECT bytes, base_id, size FROM bodies WHERE id = ?";
-  std::string out;
-  std::size_t end = 0;  // where the next row's bytes end in `out`
-  std::int64_t id = base_id;
+  std::vector<DeltaRow> deltas;
+  std::size_t largest = 0;
+  BodyRowView row = top;
+  std::optional<Statement> holding;  // the statement whose row `row` views
   for (std::size_t rows = 0;; ++rows) {
     if (rows >= kMaxAssembledRows) {
       return Status::Corruption("a body's chain of deltas does not end");
     }
-    auto st = db.Prepare(kSql);
-    if (!st) return st.error();
-    st->BindInt64(1, id);
-    StepResult r = st->Step();
-    if (r == StepResult::kDone) return Status::Corruption("a body is missing");
-    if (r == StepResult::kError) return st->status();
-    const std::int64_t size = st->ColumnInt64(2);
-    const std::string_view bytes = st->ColumnBlobView(0);
-    if (rows == 0) {
-      if (size < 0 || static_cast<std::uint64_t>(size) > Limits::kMaxBodyBytes) {
-        return Status::Corruption("a body's size is out of range");
+    if (row.size < 0 || static_cast<std::uint64_t>(row.size) > Limits::kMaxBodyBytes) {
+      return Status::Corruption("a body's size is out of range");
+    }
+    const auto size = static_cast<std::size_t>(row.size);
+    largest = std::max(largest, size);
+    if (row.base_id == 0) {
+      if (row.bytes.size() != size) {
+        return Status::Corruption("a body's deltas do not add up to its size");
       }
-      end = static_cast<std::size_t>(size);
-      out.resize(end + newest.size());
-      newest.copy(out.data() + end, newest.size());
-    }
-    if (static_cast<std::uint64_t>(size) != end || bytes.size() > end) {
-      return Status::Corruption("a body's delta does not fit the body it extends");
-    }
-    end -= bytes.size();
-    bytes.copy(out.data() + end, bytes.size());
-    if (st->ColumnIsNull(1)) {
-      if (end != 0) return Status::Corruption("a body's deltas do not add up to its size");
+      std::string out;
+      out.reserve(largest);
+      out.assign(row.bytes);
+      for (auto d = deltas.rbegin(); d != deltas.rend(); ++d) {
+        const std::size_t base_size = out.size();
+        const std::size_t kept_head = d->size - d->piece.size() - d->suffix;
+        const bool fits = d->splice ? kept_head + d->suffix <= base_size : kept_head == base_size;
+        if (!fits) return Status::Corruption("a body's delta does not fit the body it extends");
+        out.replace(kept_head, base_size - d->suffix - kept_head, d->piece);
+      }
       return out;
     }
-    id = st->ColumnInt64(1);
+    DeltaRow delta{.size = size, .splice = row.base_id < 0};
+    std::string_view piece = row.bytes;
+    if (delta.splice) {
+      if (piece.size() < kSpliceHeader) return Status::Corruption("a body's splice is cut short");
+      const std::uint64_t suffix = GetLittleEndian64(piece.data());
+      piece.remove_prefix(kSpliceHeader);
+      if (suffix > size - std::min(size, piece.size())) {
+        return Status::Corruption("a body's splice does not fit its size");
+      }
+      delta.suffix = static_cast<std::size_t>(suffix);
+    }
+    if (piece.size() + delta.suffix > size) {
+      return Status::Corruption("a body's delta does not fit the body it extends");
+    }
+    delta.piece.assign(piece);
+    deltas.push_back(std::move(delta));
+    const std::int64_t base = std::abs(row.base_id);
+    // `row` was read by `holding` (or the caller): copied above, let go now.
+    holding.reset();
+    auto st = db.Prepare(kSql);
+    if (!st) return st.error();
+    holding.emplace(std::move(*st));
+    holding->BindInt64(1, base);
+    StepResult r = holding->Step();
+    if (r == StepResult::kDone) return Status::Corruption("a body is missing");
+    if (r == StepResult::kError) return holding->status();
+    row = {.bytes = holding->ColumnBlobView(0),
+           .base_id = holding->ColumnIsNull(1) ? 0 : holding->ColumnInt64(1),
+           .size = holding->ColumnInt64(2)};
   }
+}
+
+Result<bool> StoreImpl::HoldsHash(std::int64_t body_id, std::string_view hash) {
+  static constexpr char kSql[] = "SELECT hash = ? FROM bodies WHERE id = ?";
+  auto st = db.Prepare(kSql);
+  if (!st) return st.error();
+  st->BindBlob(1, hash);
+  st->BindInt64(2, body_id);
+  StepResult r = st->Step();
+  if (r == StepResult::kError) return st->status();
+  return r == StepResult::kRow && st->ColumnInt64(0) == 1;
 }
 
 Result<std::string> StoreImpl::BodyHash(std::int64_t body_id) {
@@ -248,7 +455,7 @@ Status StoreImpl::AdjustRefs(std::int64_t body_id, std::int64_t delta) {
       st->BindInt64(1, body_id);
       for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
         if (r == StepResult::kError) return st->status();
-        if (!st->ColumnIsNull(0)) base = st->ColumnInt64(0);
+        if (!st->ColumnIsNull(0)) base = std::abs(st->ColumnInt64(0));  // a splice's, negated
       }
     }
     body_id = base;

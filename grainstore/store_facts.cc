@@ -86,7 +86,7 @@ Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
       "SELECT g.grain_id, g.type, g.subject, g.relation, g.object, b.bytes, g.created_ns, "
       "g.chain_id, g.seq, (g.chain_id = 0 OR (c.state = 1 AND g.seq = "
       "(SELECT max(h.seq) FROM grains AS h WHERE h.chain_id = g.chain_id))), b.base_id, "
-      "g.body_id, b.id "
+      "g.body_id, b.id, b.size "
       "FROM grains g LEFT JOIN chains c ON c.id = g.chain_id "
       "LEFT JOIN bodies b ON b.id = g.body_id "
       "WHERE g.ns_id = ?1 AND g.subject = ?2 AND g.relation != 'memory_file' "
@@ -114,7 +114,9 @@ Result<std::vector<Fact>> Store::Recall(NsId ns, std::string_view subject,
       return Status::Corruption(fmt::format("the context of fact {} is missing", f.grain_id));
     }
     if (!st->ColumnIsNull(10)) {  // stored as a delta: assemble it
-      auto context = impl_->AssembleBody(st->ColumnBlobView(5), st->ColumnInt64(10));
+      auto context = impl_->AssembleBody({.bytes = st->ColumnBlobView(5),
+                                          .base_id = st->ColumnInt64(10),
+                                          .size = st->ColumnInt64(13)});
       if (!context) return context.error();
       f.context = std::move(*context);
     } else if (!st->ColumnIsNull(5)) {

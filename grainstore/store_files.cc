@@ -23,7 +23,8 @@ constexpr char kRevivableSql[] =
 
 Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime,
                            std::int64_t now, Saver saver, WriteResult* out,
-                           std::string_view derived_from, const BodyBase* prefix) {
+                           std::string_view derived_from, const BodyBase* prefix,
+                           const KnownBody* known, int revive) {
   NodeInfo& n = *node;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   if (saver == Saver::kTool && n.versioning == Versioning::kUnversioned) {
@@ -48,13 +49,15 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
   bool inserted = false;
   std::optional<BodyPlan> plan;
   if (versioned) {
-    auto planned = PlanBody(*node, body, prefix);
+    auto planned = PlanBody(*node, body, prefix, known);
     if (!planned) return planned.error();
     plan = std::move(*planned);
   }
   auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted, plan ? &*plan : nullptr);
   if (!body_id) return body_id.error();
   const NodeInfo before = *node;
+  // Stored whole without a splice weighed: see below, once the chain is known.
+  const bool weigh_splice = inserted && plan && !plan->splice_tried && plan->base_id == 0;
   if (plan) KeepSealedBody(before, *body_id, inserted, std::move(*plan), body);
   out->created = false;
   out->new_version = false;
@@ -73,7 +76,7 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
     } else {
       std::int64_t revived = 0;
       if (saver == Saver::kMount) {
-        auto found = RevivableChainAt(n.ns, n.key, now, kRevivableUnlinked);
+        auto found = RevivableChainAt(n.ns, n.key, now, revive);
         if (!found) return found.error();
         revived = *found;
       }
@@ -99,6 +102,16 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
                      .flags = saver == Saver::kMount ? kGrainFlagMountSave : 0};
       auto g = AppendGrain(&chain, spec, now);
       if (!g) return g.error();
+      // A body stored whole with no earlier version at hand to weigh a splice
+      // on (a file made again where its history is revived, one written by a
+      // process that did not seal the last version): the chain's previous
+      // version is read now, and the new row may become a splice on it.
+      if (weigh_splice && head_body > 0 && body.size() >= kMinDeltaBase) {
+        auto previous = BodyData(head_body);
+        if (!previous) return previous.error();
+        GRAINSTORE_RETURN_IF_ERROR(
+            MaybeStoreAsSplice(*body_id, body, {.id = head_body, .content = *previous}));
+      }
       GRAINSTORE_RETURN_IF_ERROR(
           LogOp(n.ns, first ? "add" : "supersede", n.key, "", n.id, chain.id, g->id, now));
       out->new_version = true;
@@ -321,8 +334,11 @@ Status StoreImpl::MoveNode(NodeInfo* src, const NodeInfo& parent, std::string_vi
         n.chain_id = 0;
         GRAINSTORE_RETURN_IF_ERROR(log_rename());
         WriteResult ignored;
-        GRAINSTORE_RETURN_IF_ERROR(
-            SealBody(src, *body, n.mtime_ns, now, Saver::kMount, &ignored));
+        // A rename is a save only where a file was moved aside: a chain
+        // vacated by an unlink stays deleted, as for any rename onto its path.
+        GRAINSTORE_RETURN_IF_ERROR(SealBody(src, *body, n.mtime_ns, now, Saver::kMount,
+                                            &ignored, {}, nullptr, nullptr,
+                                            kRevivableMovedAside));
         copy_in_place = true;
       }
     }

@@ -79,12 +79,43 @@ inline constexpr std::int64_t kGrainFlagMountSave = 4;  // sealed from a file sa
 // discarded.
 enum class Saver : std::uint8_t { kTool, kMount };
 
+// Below this size a file's body is always stored whole: the bytes a delta
+// would save are worth less than the extra row a read then assembles.
+inline constexpr std::size_t kMinDeltaBase = 2048;
+
 // How a file's new body is to be stored (StoreImpl::PlanBody).
 struct BodyPlan {
   std::string hash;           // raw hash of the whole body
   std::int64_t base_id = 0;   // nonzero: store only the bytes past base_size,
-  std::size_t base_size = 0;  // as a delta on this body
+  std::size_t base_size = 0;  // as a delta on this body (an append)
+  // With base_id: a splice instead, the body being the base's first
+  // base_size bytes, then what the row stores, then the base's last
+  // `suffix` bytes (docs/storage-format.md, "Delta bodies").
+  bool splice = false;
+  std::size_t suffix = 0;
+  bool splice_tried = false;  // a splice was weighed (whether or not planned)
   BodyHasher hasher;          // has been fed the whole body
+};
+
+// A body as its base's first `head` bytes, new bytes, its last `tail` bytes.
+struct Splice {
+  std::size_t head = 0;
+  std::size_t tail = 0;
+};
+
+// A stored body whose content the caller holds, which a new body may be
+// stored as a splice on (StoreImpl::PlanBody).
+struct KnownBody {
+  std::int64_t id = 0;
+  std::string_view content;
+};
+
+// A row of `bodies` as a query read it (base_id 0 for NULL): a whole body, an
+// append on base_id, or a splice on -base_id (AssembleBody).
+struct BodyRowView {
+  std::string_view bytes;
+  std::int64_t base_id = 0;
+  std::int64_t size = 0;
 };
 
 struct GrainRef {
@@ -216,9 +247,26 @@ class StoreImpl final : public ForkParticipant {
   // plans it as a delta on that body. `prefix`, when given, is a body the
   // caller knows `body` begins with (its first prefix->size bytes hash to
   // prefix->hash): an append to it is then recognised without reading or
-  // hashing those bytes again.
+  // hashing those bytes again. A body that is no append but shares most of
+  // its bytes with `known` (the caller's), or with the body the file was last
+  // sealed with in this Store, is planned as a splice on that body.
   Result<BodyPlan> PlanBody(const NodeInfo& node, std::string_view body,
-                            const BodyBase* prefix = nullptr);
+                            const BodyBase* prefix = nullptr, const KnownBody* known = nullptr);
+  // Whether a new body of `size` bytes for `node`'s versioned file could be
+  // stored as a splice on its current body: a caller that would have to read
+  // that body first asks this before it does.
+  bool WorthSplicing(const NodeInfo& node, std::size_t size) const;
+  // How `body` would be stored as a splice on `base`: none when too little of
+  // it is kept, or `base` is read from too many rows already.
+  Result<std::optional<Splice>> PlanSplice(std::string_view body, const KnownBody& base);
+  // Stores the body row `body_id` (content `body`), stored whole and held by
+  // one version only, as a splice on `base` instead, when PlanSplice says so:
+  // for a version whose body was stored before its file's previous version
+  // was at hand (a temp copy renamed over the file, a file made again where
+  // its history is revived). The content and hash stay what they were.
+  Status MaybeStoreAsSplice(std::int64_t body_id, std::string_view body, const KnownBody& base);
+  // How many rows below `body_id` a read of it assembles (0: stored whole).
+  Result<std::size_t> BodyDepth(std::int64_t body_id);
   // Remembers the body just interned for `before`'s file, as the base for a
   // later append.
   void KeepSealedBody(const NodeInfo& before, std::int64_t body_id, bool inserted, BodyPlan plan,
@@ -231,10 +279,13 @@ class StoreImpl final : public ForkParticipant {
                                   const BodyPlan* plan = nullptr);
   // The whole body, assembled from its delta rows when it has any.
   Result<std::string> BodyData(std::int64_t body_id);
-  // The content of body `base_id` followed by `newest`: for a query that
-  // joined a delta row, its whole body from the row's bytes and base_id.
-  Result<std::string> AssembleBody(std::string_view newest, std::int64_t base_id);
+  // The whole body of `top`, a row a query read (joined, say): its own
+  // bytes when stored whole, else assembled with the rows below it. `top`'s
+  // bytes are copied before any other statement runs.
+  Result<std::string> AssembleBody(const BodyRowView& top);
   Result<std::string> BodyHash(std::int64_t body_id);
+  // Whether the row `body_id` exists and holds content of this raw hash.
+  Result<bool> HoldsHash(std::int64_t body_id, std::string_view hash);
   // Adds `delta` references to a body (refs = grains + chainless nodes
   // pointing at it + delta rows built on it); a body left with none is
   // deleted, dropping its own reference on the body it extends.
@@ -281,10 +332,13 @@ class StoreImpl final : public ForkParticipant {
   // Seals `body` as the node's content: a new grain on its chain when the node
   // is versioned and the content changed (see Saver for what `saver` changes).
   // `derived_from` (a raw grain id) records where a moved body came from;
-  // `prefix` is PlanBody's. Sets out->base to the body now stored.
+  // `prefix` and `known` are PlanBody's. A mount save of a chainless node
+  // revives a chain vacated at its key of at least the kind `revive` names
+  // (RevivableChainAt). Sets out->base to the body now stored.
   Status SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime, std::int64_t now,
                   Saver saver, WriteResult* out, std::string_view derived_from = {},
-                  const BodyBase* prefix = nullptr);
+                  const BodyBase* prefix = nullptr, const KnownBody* known = nullptr,
+                  int revive = kRevivableUnlinked);
   // Tombstones the chain of a file; discards it instead when it is vacated
   // young, with one version saved through the mount (a temp file by behaviour).
   // `moved_to`: the file's node is not removed but moves on to that key (a

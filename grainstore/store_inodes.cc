@@ -139,6 +139,16 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       // Read the body first: retiring a young chain may drop its last reference.
       auto body = s.BodyData(src->body_id);
       if (!body) return body.error();
+      // The new version may be stored as a splice on the target's (a save
+      // through a temp copy changes a few lines of a large file).
+      std::string target_body;
+      KnownBody target;
+      if (s.WorthSplicing(*dst, body->size())) {
+        auto held = s.BodyData(dst->body_id);
+        if (!held) return held.error();
+        target_body = std::move(*held);
+        target = {.id = dst->body_id, .content = target_body};
+      }
       GRAINSTORE_RETURN_IF_ERROR(s.RetireChain(*src, now, Vacate::kVacate, dst->key));
       // The new version derives from the source's last one, unless the
       // source's chain was a temp file's and is gone.
@@ -171,11 +181,17 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
                                          src->id, chain, "", now));
       WriteResult ignored;
       GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*src, *body, src->mtime_ns, now, Saver::kMount,
-                                            &ignored, derived_from));
+                                            &ignored, derived_from, nullptr,
+                                            target.id != 0 ? &target : nullptr));
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
       if (src_before.chain_id == 0) {
         GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(src_before.body_id, -1));
+      }
+      // The temp copy's body was stored whole when it was written, before
+      // the target's was at hand.
+      if (target.id != 0) {
+        GRAINSTORE_RETURN_IF_ERROR(s.MaybeStoreAsSplice(src->body_id, *body, target));
       }
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));

@@ -74,7 +74,8 @@ Result<NodeInfo> StoreImpl::NodeByKey(NsId ns, std::string_view key) {
 // Every nodes column named here is in nodes_by_key, so SQLite reads the index
 // entry and the body row only (schema v5).
 const char kKindAndBodyByKeySql[] =
-    "SELECT n.kind, b.bytes, b.base_id, n.body_id, b.id FROM nodes n INDEXED BY nodes_by_key "
+    "SELECT n.kind, b.bytes, b.base_id, n.body_id, b.id, b.size FROM nodes n "
+    "INDEXED BY nodes_by_key "
     "LEFT JOIN bodies b ON b.id = n.body_id WHERE n.ns_id = ? AND n.key = ?";
 
 Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std::string* body) {
@@ -99,7 +100,8 @@ Result<NodeKind> StoreImpl::KindAndBodyByKey(NsId ns, std::string_view key, std:
     body->assign(data.data(), data.size());
     return kind;
   }
-  auto assembled = AssembleBody(st->ColumnBlobView(1), st->ColumnInt64(2));  // a delta
+  auto assembled = AssembleBody(  // a delta
+      {.bytes = st->ColumnBlobView(1), .base_id = st->ColumnInt64(2), .size = st->ColumnInt64(5)});
   if (!assembled) return assembled.error();
   *body = std::move(*assembled);
   return kind;

@@ -120,7 +120,10 @@ Result<WriteResult> Store::EditFile(NsId ns, std::string_view key, const EditFn&
   GRAINSTORE_RETURN_IF_ERROR(edit(*current, &next));
   std::int64_t now = NowNs();
   WriteResult out;
-  GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*node, next, now, now, Saver::kTool, &out));
+  // The edit's result may be stored as a splice on what it was made from.
+  const KnownBody edited{.id = node->body_id, .content = *current};
+  GRAINSTORE_RETURN_IF_ERROR(
+      s.SealBody(&*node, next, now, now, Saver::kTool, &out, {}, nullptr, &edited));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return out;
 }

@@ -84,13 +84,13 @@ inline std::int64_t BodyRefMismatches(const std::string& path) {
       "SELECT (SELECT count(*) FROM bodies b WHERE b.refs != "
       "  (SELECT count(*) FROM grains g WHERE g.body_id = b.id) + "
       "  (SELECT count(*) FROM nodes n WHERE n.body_id = b.id AND n.chain_id = 0) + "
-      "  (SELECT count(*) FROM bodies d WHERE d.base_id = b.id)) + "
+      "  (SELECT count(*) FROM bodies d WHERE abs(d.base_id) = b.id)) + "
       "(SELECT count(*) FROM grains g WHERE g.body_id IS NOT NULL AND "
       "  g.body_id NOT IN (SELECT id FROM bodies)) + "
       "(SELECT count(*) FROM nodes n WHERE n.body_id IS NOT NULL AND "
       "  n.body_id NOT IN (SELECT id FROM bodies)) + "
       "(SELECT count(*) FROM bodies d WHERE d.base_id IS NOT NULL AND "
-      "  d.base_id NOT IN (SELECT id FROM bodies))");
+      "  abs(d.base_id) NOT IN (SELECT id FROM bodies))");
 }
 
 }  // namespace grainstore::test

@@ -143,7 +143,7 @@ def test_foreign_sqlite_file_is_exit_3(run_areev, tmp_path):
     proc = run_areev("log", "--db", str(newer))
     assert (proc.returncode, proc.stderr) == (
         3, f"areev: cannot open store {newer}: the store has schema version 999, "
-           f"newer than this build supports (7)\n")
+           f"newer than this build supports (8)\n")
 
 
 def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
@@ -730,7 +730,7 @@ def test_a_reader_who_cannot_write_reads_a_store_one_index_behind(as_nobody, run
     # Its owner's next open migrates it.
     assert run_areev("cat", "/memories/d/a.md", "--db", db).returncode == 0
     with contextlib.closing(sqlite3.connect(db)) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 7
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 8
 
 
 # Issue: a long-lived reader (here memtool --batch) that opened the store as a

@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -524,3 +525,39 @@ def test_a_path_left_by_a_file_and_now_a_directory_says_both(run_areev, db, m):
     assert re.fullmatch(r"areev: history /memories/d\.md: no history for /memories/d\.md "
                         r"\(memory_file\); moved away at \S+Z, now at /memories/e\.md; "
                         r"it is a directory\n", proc.stderr), proc.stderr
+
+
+def test_edits_in_the_middle_of_a_large_file_store_only_the_change(run_areev, db):
+    # One `areev memtool` process per edit: each str_replace or insert is
+    # stored as the bytes it changed, on the version it was made from, and
+    # every version reads back whole.
+    text = "".join(f"entry {i}: something the agent noted\n" for i in range(300))
+    expected = [text]
+
+    def tool(command):
+        proc = run_areev("memtool", json.dumps(command), "--db", db)
+        assert proc.returncode == 0, proc.stdout
+
+    tool({"command": "create", "path": "/memories/m.md", "file_text": text})
+    for i in range(30):
+        if i % 2:
+            old, new = f"entry {i * 7}:", f"entry {i * 7} (revised):"
+            tool({"command": "str_replace", "path": "/memories/m.md", "old_str": old,
+                  "new_str": new})
+            expected.append(expected[-1].replace(old, new))
+        else:
+            tool({"command": "insert", "path": "/memories/m.md", "insert_line": 100 + i,
+                  "insert_text": f"inserted {i}\n"})
+            lines = expected[-1].split("\n")
+            lines.insert(100 + i, f"inserted {i}")
+            expected.append("\n".join(lines))
+    for v, body in enumerate(expected, 1):
+        assert run_areev("cat", "/memories/m.md", "--version", str(v), "--db", db).stdout == body
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        splices, stored, whole = con.execute(
+            "SELECT sum(base_id < 0), sum(length(bytes)), sum(size) FROM bodies").fetchone()
+    finally:
+        con.close()
+    assert splices >= 26
+    assert stored * 8 < whole, (stored, whole)

@@ -1,6 +1,7 @@
 """Real tools over the mount: git, grep, and the memory tool in another process."""
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -614,6 +615,24 @@ def test_an_atomic_save_through_a_copy_named_after_the_file_adds_one_version(mnt
     assert sorted(os.listdir(mnt.path)) == ["notes.md"]
     ops = json.loads(areev(mnt.db, "log", "--json", ns=mnt.ns).stdout)
     assert [o["subject"] for o in ops if o["op"] == "discard"] == [f"/memories/{copy}"] * 3
+
+
+@pytest.mark.parametrize("copy", ["notes.md.1", ".notes.md.Xy3aQ9"], ids=["suffixed", "rsync"])
+def test_a_copy_renamed_onto_a_just_deleted_name_takes_none_of_its_history(mnt, copy):
+    # A rename is a save only where a file was moved aside: after an unlink,
+    # the copy is a new file (one version, created at the name), and the
+    # deleted one stays deleted, restorable.
+    (mnt.path / "notes.md").write_text("old\n")
+    (mnt.path / "notes.md").write_text("old\nolder\n")
+    os.unlink(mnt.path / "notes.md")
+    (mnt.path / copy).write_text("new\n")
+    os.rename(mnt.path / copy, mnt.path / "notes.md")
+    h = history(mnt.db, "/memories/notes.md", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [("create", "/memories/notes.md")], h
+    assert "revive" not in areev(mnt.db, "log", ns=mnt.ns).stdout
+    chains = re.findall(r"chain (\d+) \(2 versions, deleted",
+                        areev(mnt.db, "history", "/memories/notes.md", ns=mnt.ns).stdout)
+    assert len(chains) == 1
 
 
 def test_patch_creating_and_changing_a_file_adds_one_version_each(mnt, tmp_path):
