@@ -2,7 +2,8 @@
 // SQLite store, timed per call (steady_clock) and summarised by median.
 //
 //   memtool_micro [--dir SCRATCH_PARENT] [--quick]
-//                 [--only versions|size|size-interleaved|edits-by-size|writes|writes-normal|creates]
+//                 [--only versions|size|size-interleaved|edits-by-size|large-edits|writes|
+//                         writes-normal|creates]
 //
 // Prints a markdown table: view of a file against its number of versions
 // (1..10,000; one file per depth, viewed in interleaved rounds) and against the number of files in the store
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -347,6 +349,52 @@ void BenchEditsBySize(const Config& cfg) {
   }
 }
 
+// str_replace of one line in the middle of a large file, again and again
+// (an agent revising a long note): time per edit, and the store's growth per
+// version once checkpointed (the database file's size; versions stored whole
+// grow it by the file's size each, splices by the changed bytes).
+void BenchLargeFileEdits(const Config& cfg) {
+  const int edits = cfg.quick ? 100 : 500;
+  for (int kib : {4, 64, 1024}) {
+    bench::ScratchDir scratch(cfg.dir);
+    const std::string db = scratch.path() + "/agent.db";
+    auto store = bench::OpenStoreOrDie(db, Durability::kNormal);
+    grainstore::NsId ns = bench::NamespaceOrDie(store.get(), "bench");
+    memtool::MemoryTool tool(store.get(), ns);
+    std::string body;
+    for (int line = 0; static_cast<int>(body.size()) < kib * 1024; ++line) {
+      body += fmt::format("<l{}> a line of the agent's long note, kept for later\n", line);
+    }
+    PutOrDie(store.get(), ns, "/memories/long.md", body);
+    SyncOrDie(store.get());
+    const auto db_size = [&]() {
+      std::error_code ec;
+      return static_cast<double>(std::filesystem::file_size(db, ec));
+    };
+    const double before = db_size();
+    const int lines = static_cast<int>(std::count(body.begin(), body.end(), '\n'));
+    std::vector<std::string> cmds;
+    for (int i = 0; i < edits; ++i) {
+      // A line of the middle half; its tag stays, so it may be edited again.
+      const int line = lines / 4 + (i * 7) % (lines / 2);
+      cmds.push_back(fmt::format(
+          R"({{"command":"str_replace","path":"/memories/long.md","old_str":"<l{}>","new_str":"<l{}>{},"}})",
+          line, line, i));
+    }
+    std::int64_t t0 = bench::NowNs();
+    bench::Stats s = TimeExecute(&tool, cmds, cmds.size(), 0);
+    const double rate =
+        static_cast<double>(cmds.size()) / (static_cast<double>(bench::NowNs() - t0) / 1e9);
+    SyncOrDie(store.get());
+    const double grown = (db_size() - before) / edits / 1024.0;
+    std::printf("| str_replace in a %d KiB file (normal) | %zu | %s | %s | %s | - | %.0f/s, "
+                "%.1f KiB stored per version |\n",
+                kib, s.n, bench::FormatNs(s.median_ns).c_str(), bench::FormatNs(s.p90_ns).c_str(),
+                bench::FormatNs(s.p99_ns).c_str(), rate, grown);
+    std::fflush(stdout);
+  }
+}
+
 // Times `cmds` once each; reports ops/s over the whole run.
 void WriteRow(const std::string& name, memtool::MemoryTool* tool,
               const std::vector<std::string>& cmds, Durability durability) {
@@ -397,7 +445,7 @@ int main(int argc, char** argv) {
     if (arg == "--quick") cfg.quick = true;
     else if (arg == "--dir" && i + 1 < argc) cfg.dir = argv[++i];
     else if (arg == "--only" && i + 1 < argc) cfg.only = argv[++i];
-    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|size-interleaved|edits-by-size|writes|writes-normal|creates]");
+    else bench::Die("usage: memtool_micro [--dir DIR] [--quick] [--only versions|size|size-interleaved|edits-by-size|large-edits|writes|writes-normal|creates]");
   }
   std::printf("| benchmark | n | median | p90 | p99 | goal | result |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
@@ -405,6 +453,7 @@ int main(int argc, char** argv) {
   if (cfg.Wants("size")) BenchStoreSize(cfg);
   if (cfg.Wants("size-interleaved")) BenchStoreSizeInterleaved(cfg);
   if (cfg.Wants("edits-by-size")) BenchEditsBySize(cfg);
+  if (cfg.Wants("large-edits")) BenchLargeFileEdits(cfg);
   if (cfg.only == "creates") BenchWrites(cfg, Durability::kNormal, true);
   if (cfg.Wants("writes") || cfg.only == "writes-normal") BenchWrites(cfg, Durability::kNormal, false);
   if (cfg.Wants("writes")) BenchWrites(cfg, Durability::kFull, false);
