@@ -398,6 +398,49 @@ TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfASplicedFile) {
   }
 }
 
+// Issue: a version of the purged file stored as a splice, whose content
+// another file had too (stored once), stayed for that file, and kept alive
+// the purged version it was built on, bytes its edit removed and all.
+TEST_F(DeltaBodiesTest, PurgeLeavesNoVersionOfItsOwnBehindASharedSplice) {
+  const std::string kept(6000, 'k');
+  const std::string secret = kept.substr(0, 3000) + "PASSWORD: hunter2\n" + kept.substr(3000);
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, secret).has_value());
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, kept).has_value());  // the line removed: a splice
+  ASSERT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 1);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/copy.md", kept).has_value());  // shares it
+  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  EXPECT_EQ(Read("/memories/copy.md"), kept);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+  store_.reset();
+  for (const char* suffix : {"", "-wal"}) {
+    EXPECT_EQ(test::FileBytes(path_ + suffix).find("hunter2"), std::string::npos)
+        << "plaintext left in " << suffix;
+  }
+}
+
+// A stored base_id with no positive counterpart (damage) is Corruption.
+TEST_F(DeltaBodiesTest, ABaseIdOfTheSmallestIntegerIsCorruption) {
+  std::string text(4000, 'd');
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  text[2000] = 'X';
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  sqlite3_busy_timeout(raw, 5000);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE bodies SET base_id = -9223372036854775808 "
+                              "WHERE base_id < 0", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  auto fresh = Store::Open(path_);
+  ASSERT_TRUE(fresh.has_value());
+  auto read = (*fresh)->ReadVersion(ns_, kKey, "2");
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().code(), StatusCode::kCorruption) << read.error().ToString();
+}
+
 TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfAnAppendedFile) {
   Grow("SECRET-BASE-" + base_, 10);
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/keep.md", "kept\n").has_value());

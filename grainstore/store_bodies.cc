@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -39,6 +40,9 @@ constexpr std::size_t kMaxAssembledRows = 1024;
 // A splice is stored only on a body read from at most this many rows, so a
 // read assembles at most this many plus an append run's.
 constexpr std::size_t kMaxSpliceDepth = 16;
+// A splice stores at most this many new bytes; a larger change is stored
+// whole (AssembleBody holds a chain's deltas in memory while it reads).
+constexpr std::size_t kMaxSpliceMiddle = 1u << 20;
 // A splice row's bytes start with the length of the base's suffix it keeps,
 // 8 bytes little-endian.
 constexpr std::size_t kSpliceHeader = 8;
@@ -76,6 +80,12 @@ std::uint64_t GetLittleEndian64(const char* in) {
     v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
   }
   return v;
+}
+
+// The id of the row a stored base_id names (a splice's is negated); 0, no
+// row, for the one value that has no positive counterpart (a damaged row).
+std::int64_t BaseRow(std::int64_t stored) {
+  return stored == std::numeric_limits<std::int64_t>::min() ? 0 : std::abs(stored);
 }
 
 // What a splice row stores for `body`, whose first `head` and last `tail`
@@ -176,8 +186,10 @@ Result<std::optional<Splice>> StoreImpl::PlanSplice(std::string_view body, const
   const std::size_t head = CommonPrefix(body, base.content);
   const std::size_t tail =
       CommonSuffix(body, base.content, std::min(body.size(), base.content.size()) - head);
-  // Worth a row to assemble only when it keeps at least half of the body.
+  // Worth a row to assemble only when it keeps at least half of the body;
+  // and a read holds every delta of a chain at once, so none is large.
   if (head + tail < std::max<std::size_t>(body.size() / 2, kMinDeltaBase / 2)) return Planned();
+  if (body.size() - head - tail > kMaxSpliceMiddle) return Planned();
   auto depth = BodyDepth(base.id);
   if (!depth) return depth.error();
   if (*depth + 1 > kMaxSpliceDepth) return Planned();
@@ -219,6 +231,29 @@ bool StoreImpl::WorthSplicing(const NodeInfo& node, std::size_t size) const {
          node.body_id > 0 && node.size >= kMinDeltaBase && size >= kMinDeltaBase;
 }
 
+Status StoreImpl::StoreWhole(std::int64_t body_id) {
+  static constexpr char kBase[] = "SELECT base_id FROM bodies WHERE id = ?";
+  static constexpr char kRewrite[] = "UPDATE bodies SET bytes = ?, base_id = NULL WHERE id = ?";
+  std::int64_t base = 0;
+  {
+    auto st = db.Prepare(kBase);
+    if (!st) return st.error();
+    st->BindInt64(1, body_id);
+    StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone || st->ColumnIsNull(0)) return Status::Ok();  // gone, or whole
+    base = BaseRow(st->ColumnInt64(0));
+  }
+  auto content = BodyData(body_id);
+  if (!content) return content.error();
+  auto st = db.Prepare(kRewrite);
+  if (!st) return st.error();
+  st->BindBlob(1, *content);
+  st->BindInt64(2, body_id);
+  GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  return AdjustRefs(base, -1);
+}
+
 Result<std::size_t> StoreImpl::BodyDepth(std::int64_t body_id) {
   static constexpr char kSql[] = "SELECT base_id FROM bodies WHERE id = ?";
   std::size_t depth = 0;
@@ -233,7 +268,7 @@ Result<std::size_t> StoreImpl::BodyDepth(std::int64_t body_id) {
     if (r == StepResult::kDone) return Status::Corruption("a body is missing");
     if (r == StepResult::kError) return st->status();
     if (st->ColumnIsNull(0)) return depth;
-    id = std::abs(st->ColumnInt64(0));
+    id = BaseRow(st->ColumnInt64(0));
   }
 }
 
@@ -394,7 +429,7 @@ Result<std::string> StoreImpl::AssembleBody(const BodyRowView& top) {
     }
     delta.piece.assign(piece);
     deltas.push_back(std::move(delta));
-    const std::int64_t base = std::abs(row.base_id);
+    const std::int64_t base = BaseRow(row.base_id);
     // `row` was read by `holding` (or the caller): copied above, let go now.
     holding.reset();
     auto st = db.Prepare(kSql);
@@ -455,7 +490,7 @@ Status StoreImpl::AdjustRefs(std::int64_t body_id, std::int64_t delta) {
       st->BindInt64(1, body_id);
       for (StepResult r; (r = st->Step()) != StepResult::kDone;) {
         if (r == StepResult::kError) return st->status();
-        if (!st->ColumnIsNull(0)) base = std::abs(st->ColumnInt64(0));  // a splice's, negated
+        if (!st->ColumnIsNull(0)) base = BaseRow(st->ColumnInt64(0));  // a splice's, negated
       }
     }
     body_id = base;

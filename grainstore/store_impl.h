@@ -265,6 +265,11 @@ class StoreImpl final : public ForkParticipant {
   // was at hand (a temp copy renamed over the file, a file made again where
   // its history is revived). The content and hash stay what they were.
   Status MaybeStoreAsSplice(std::int64_t body_id, std::string_view body, const KnownBody& base);
+  // Rewrites the row `body_id`, if it is a delta, as its whole body, and
+  // drops its reference on its base: for a body a purged file shared with a
+  // file that stays, whose bases (the purged file's other versions, which a
+  // splice keeps whole) must go with the purge. Nothing when the row is gone.
+  Status StoreWhole(std::int64_t body_id);
   // How many rows below `body_id` a read of it assembles (0: stored whole).
   Result<std::size_t> BodyDepth(std::int64_t body_id);
   // Remembers the body just interned for `before`'s file, as the base for a
