@@ -1,6 +1,7 @@
 // Delta bodies: a file that grows by appends stores each version as the bytes
 // appended to an earlier body, and every version still reads back whole.
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -51,6 +52,25 @@ class DeltaBodiesTest : public test::StoreFixture {
         "  UNION ALL SELECT w.start, b.base_id, w.n + 1 FROM walk w "
         "  JOIN bodies b ON b.id = abs(w.id)) "
         "SELECT max(n) FROM walk");
+  }
+
+  // Deletes and purges kKey.
+  void PurgeTheFile() {
+    ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+    ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  }
+
+  // Closes the store and checks that none of `secrets` is left in its
+  // database file or WAL.
+  void ExpectGoneFromTheFiles(std::initializer_list<const char*> secrets) {
+    store_.reset();
+    for (const char* suffix : {"", "-wal"}) {
+      const std::string raw = test::FileBytes(path_ + suffix);
+      for (const char* secret : secrets) {
+        EXPECT_EQ(raw.find(secret), std::string::npos)
+            << secret << ": plaintext left in the store's file" << suffix;
+      }
+    }
   }
 
   const std::string base_ = std::string(3000, 'b') + "\n";
@@ -386,16 +406,10 @@ TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfASplicedFile) {
   }
   ASSERT_GE(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 16);
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/keep.md", "kept\n").has_value());
-  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
-  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  PurgeTheFile();
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
-  store_.reset();
-  for (const char* suffix : {"", "-wal"}) {
-    const std::string raw = test::FileBytes(path_ + suffix);
-    EXPECT_EQ(raw.find("SECRET-BASE"), std::string::npos) << "plaintext left in " << suffix;
-    EXPECT_EQ(raw.find("SECRET-EDIT-1"), std::string::npos) << "plaintext left in " << suffix;
-  }
+  ExpectGoneFromTheFiles({"SECRET-BASE", "SECRET-EDIT-1"});
 }
 
 // Issue: a version of the purged file stored as a splice, whose content
@@ -408,17 +422,12 @@ TEST_F(DeltaBodiesTest, PurgeLeavesNoVersionOfItsOwnBehindASharedSplice) {
   ASSERT_TRUE(store_->PutFile(ns_, kKey, kept).has_value());  // the line removed: a splice
   ASSERT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id < 0"), 1);
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/copy.md", kept).has_value());  // shares it
-  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
-  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  PurgeTheFile();
   EXPECT_EQ(Read("/memories/copy.md"), kept);
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
-  store_.reset();
-  for (const char* suffix : {"", "-wal"}) {
-    EXPECT_EQ(test::FileBytes(path_ + suffix).find("hunter2"), std::string::npos)
-        << "plaintext left in " << suffix;
-  }
+  ExpectGoneFromTheFiles({"hunter2"});
 }
 
 // A stored base_id with no positive counterpart (damage) is Corruption.
@@ -444,17 +453,11 @@ TEST_F(DeltaBodiesTest, ABaseIdOfTheSmallestIntegerIsCorruption) {
 TEST_F(DeltaBodiesTest, PurgeErasesEveryRowOfAnAppendedFile) {
   Grow("SECRET-BASE-" + base_, 10);
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/keep.md", "kept\n").has_value());
-  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
-  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  PurgeTheFile();
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
   EXPECT_EQ(Read("/memories/keep.md"), "kept\n");
-  store_.reset();
-  for (const char* suffix : {"", "-wal"}) {
-    const std::string raw = test::FileBytes(path_ + suffix);
-    EXPECT_EQ(raw.find("SECRET-BASE"), std::string::npos) << "plaintext left in " << suffix;
-    EXPECT_EQ(raw.find("appended line 7"), std::string::npos) << "plaintext left in " << suffix;
-  }
+  ExpectGoneFromTheFiles({"SECRET-BASE", "appended line 7"});
 }
 
 TEST_F(DeltaBodiesTest, RenameDeleteAndRestoreKeepAppendedVersionsWhole) {

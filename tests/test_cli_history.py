@@ -2,11 +2,12 @@
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 
 import pytest
+
+from store_util import body_rows
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
 
@@ -553,11 +554,6 @@ def test_edits_in_the_middle_of_a_large_file_store_only_the_change(run_areev, db
             expected.append("\n".join(lines))
     for v, body in enumerate(expected, 1):
         assert run_areev("cat", "/memories/m.md", "--version", str(v), "--db", db).stdout == body
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        splices, stored, whole = con.execute(
-            "SELECT sum(base_id < 0), sum(length(bytes)), sum(size) FROM bodies").fetchone()
-    finally:
-        con.close()
+    splices, stored, whole = body_rows(db)
     assert splices >= 26
     assert stored * 8 < whole, (stored, whole)

@@ -12,6 +12,7 @@ import pytest
 
 from mount_util import *  # noqa: F401,F403
 from mount_util import areev, areev_path, history, history_dir, memtool, wait_for
+from store_util import body_rows
 
 pytestmark = fuse_test_marker  # noqa: F405
 
@@ -272,12 +273,7 @@ def test_saves_that_change_a_few_lines_store_only_the_change(mnt):
     assert len(hist) == len(expected) == 15
     for v, text in enumerate(expected, 1):
         assert areev(mnt.db, "cat", "/memories/notes.md", "--version", str(v)).stdout == text, v
-    con = sqlite3.connect(f"file:{mnt.db}?mode=ro", uri=True)
-    try:
-        splices, stored, whole = con.execute(
-            "SELECT sum(base_id < 0), sum(length(bytes)), sum(size) FROM bodies").fetchone()
-    finally:
-        con.close()
+    splices, stored, whole = body_rows(mnt.db)
     assert splices >= 12
     assert stored * 4 < whole, (stored, whole)
 
