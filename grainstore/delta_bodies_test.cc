@@ -7,7 +7,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include "append_bases.h"
 #include "grain_id.h"
@@ -52,6 +51,13 @@ class DeltaBodiesTest : public test::StoreFixture {
         "  UNION ALL SELECT w.start, b.base_id, w.n + 1 FROM walk w "
         "  JOIN bodies b ON b.id = abs(w.id)) "
         "SELECT max(n) FROM walk");
+  }
+
+  // Version `v` of kKey read by a fresh Store: no cached head or run.
+  Result<std::string> ReadAfresh(const char* v) {
+    auto fresh = Store::Open(path_);
+    EXPECT_TRUE(fresh.has_value());
+    return (*fresh)->ReadVersion(ns_, kKey, v);
   }
 
   // Deletes and purges kKey.
@@ -218,25 +224,15 @@ TEST_F(DeltaBodiesTest, AVouchedAppendHashesOnlyTheNewBytes) {
 // Corruption error, never a body of the wrong bytes.
 TEST_F(DeltaBodiesTest, RowsThatDoNotFitTheirBaseAreCorruption) {
   auto versions = Grow(base_, 3);
-  auto damage = [&](const char* sql) {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-    sqlite3_busy_timeout(raw, 5000);
-    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
-    sqlite3_close(raw);
-  };
-  auto read_v2 = [&]() {  // a fresh Store: no cached head or run
-    auto other = Store::Open(path_);
-    EXPECT_TRUE(other.has_value());
-    return (*other)->ReadVersion(ns_, kKey, "2");
-  };
-  ASSERT_EQ(*read_v2(), versions[1]);
-  damage("UPDATE bodies SET size = size + 1 WHERE base_id IS NULL");
-  auto misplaced = read_v2();
+  ASSERT_EQ(*ReadAfresh("2"), versions[1]);
+  test::PlainExec(path_, "UPDATE bodies SET size = size + 1 WHERE base_id IS NULL");
+  auto misplaced = ReadAfresh("2");
   ASSERT_FALSE(misplaced.has_value());
   EXPECT_EQ(misplaced.error().code(), StatusCode::kCorruption) << misplaced.error().ToString();
-  damage("UPDATE bodies SET size = size - 1, bytes = substr(bytes, 2) WHERE base_id IS NULL");
-  auto short_base = read_v2();
+  test::PlainExec(path_,
+                  "UPDATE bodies SET size = size - 1, bytes = substr(bytes, 2) "
+                  "WHERE base_id IS NULL");
+  auto short_base = ReadAfresh("2");
   ASSERT_FALSE(short_base.has_value());
   EXPECT_EQ(short_base.error().code(), StatusCode::kCorruption) << short_base.error().ToString();
 }
@@ -372,27 +368,16 @@ TEST_F(DeltaBodiesTest, SpliceRowsThatDoNotFitAreCorruption) {
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies b WHERE base_id < 0 AND "
                    "EXISTS (SELECT 1 FROM bodies a WHERE a.id = b.base_id)"),
             0);
-  auto damage = [&](const char* sql) {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-    sqlite3_busy_timeout(raw, 5000);
-    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
-    sqlite3_close(raw);
-  };
-  auto read_v2 = [&]() {
-    auto fresh = Store::Open(path_);
-    EXPECT_TRUE(fresh.has_value());
-    return (*fresh)->ReadVersion(ns_, kKey, "2");
-  };
-  ASSERT_EQ(*read_v2(), text);
+  ASSERT_EQ(*ReadAfresh("2"), text);
   // The suffix it keeps made larger than its base.
-  damage("UPDATE bodies SET bytes = CAST(x'a00f000000000000' || substr(bytes, 9) AS BLOB) "
-         "WHERE base_id < 0");
-  auto oversized = read_v2();
+  test::PlainExec(path_,
+                  "UPDATE bodies SET bytes = CAST(x'a00f000000000000' || substr(bytes, 9) AS BLOB) "
+                  "WHERE base_id < 0");
+  auto oversized = ReadAfresh("2");
   ASSERT_FALSE(oversized.has_value());
   EXPECT_EQ(oversized.error().code(), StatusCode::kCorruption) << oversized.error().ToString();
-  damage("UPDATE bodies SET bytes = x'0102' WHERE base_id < 0");
-  auto cut = read_v2();
+  test::PlainExec(path_, "UPDATE bodies SET bytes = x'0102' WHERE base_id < 0");
+  auto cut = ReadAfresh("2");
   ASSERT_FALSE(cut.has_value());
   EXPECT_EQ(cut.error().code(), StatusCode::kCorruption) << cut.error().ToString();
 }
@@ -436,16 +421,8 @@ TEST_F(DeltaBodiesTest, ABaseIdOfTheSmallestIntegerIsCorruption) {
   ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
   text[2000] = 'X';
   ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  sqlite3_busy_timeout(raw, 5000);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE bodies SET base_id = -9223372036854775808 "
-                              "WHERE base_id < 0", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(raw);
-  auto fresh = Store::Open(path_);
-  ASSERT_TRUE(fresh.has_value());
-  auto read = (*fresh)->ReadVersion(ns_, kKey, "2");
+  test::PlainExec(path_, "UPDATE bodies SET base_id = -9223372036854775808 WHERE base_id < 0");
+  auto read = ReadAfresh("2");
   ASSERT_FALSE(read.has_value());
   EXPECT_EQ(read.error().code(), StatusCode::kCorruption) << read.error().ToString();
 }

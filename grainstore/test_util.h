@@ -54,6 +54,17 @@ void PlainQuery(const std::string& path, const std::string& sql, ReadRow read_ro
   sqlite3_close(db);
 }
 
+// Runs `sql` (statements that change the file: damage for a test) on the
+// database at `path` through the default VFS, as another program would.
+inline void PlainExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sql << ": " << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
 // The first column of the first row; -1 when there is no row.
 inline std::int64_t PlainInt(const std::string& path, const std::string& sql) {
   std::int64_t v = -1;
