@@ -415,18 +415,16 @@ Result<std::string> StoreImpl::AssembleBody(const BodyRowView& top) {
     }
     DeltaRow delta{.size = size, .splice = row.base_id < 0};
     std::string_view piece = row.bytes;
+    std::uint64_t suffix = 0;  // an append keeps none of its base's end
     if (delta.splice) {
       if (piece.size() < kSpliceHeader) return Status::Corruption("a body's splice is cut short");
-      const std::uint64_t suffix = GetLittleEndian64(piece.data());
+      suffix = GetLittleEndian64(piece.data());
       piece.remove_prefix(kSpliceHeader);
-      if (suffix > size - std::min(size, piece.size())) {
-        return Status::Corruption("a body's splice does not fit its size");
-      }
-      delta.suffix = static_cast<std::size_t>(suffix);
     }
-    if (piece.size() + delta.suffix > size) {
+    if (piece.size() > size || suffix > size - piece.size()) {
       return Status::Corruption("a body's delta does not fit the body it extends");
     }
+    delta.suffix = static_cast<std::size_t>(suffix);
     delta.piece.assign(piece);
     deltas.push_back(std::move(delta));
     const std::int64_t base = BaseRow(row.base_id);
