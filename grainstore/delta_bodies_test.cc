@@ -225,13 +225,13 @@ TEST_F(DeltaBodiesTest, AVouchedAppendHashesOnlyTheNewBytes) {
 TEST_F(DeltaBodiesTest, RowsThatDoNotFitTheirBaseAreCorruption) {
   auto versions = Grow(base_, 3);
   ASSERT_EQ(*ReadAfresh("2"), versions[1]);
-  test::PlainExec(path_, "UPDATE bodies SET size = size + 1 WHERE base_id IS NULL");
+  ASSERT_TRUE(test::PlainExec(path_, "UPDATE bodies SET size = size + 1 WHERE base_id IS NULL"));
   auto misplaced = ReadAfresh("2");
   ASSERT_FALSE(misplaced.has_value());
   EXPECT_EQ(misplaced.error().code(), StatusCode::kCorruption) << misplaced.error().ToString();
-  test::PlainExec(path_,
-                  "UPDATE bodies SET size = size - 1, bytes = substr(bytes, 2) "
-                  "WHERE base_id IS NULL");
+  ASSERT_TRUE(test::PlainExec(path_,
+                              "UPDATE bodies SET size = size - 1, bytes = substr(bytes, 2) "
+                              "WHERE base_id IS NULL"));
   auto short_base = ReadAfresh("2");
   ASSERT_FALSE(short_base.has_value());
   EXPECT_EQ(short_base.error().code(), StatusCode::kCorruption) << short_base.error().ToString();
@@ -370,13 +370,14 @@ TEST_F(DeltaBodiesTest, SpliceRowsThatDoNotFitAreCorruption) {
             0);
   ASSERT_EQ(*ReadAfresh("2"), text);
   // The suffix it keeps made larger than its base.
-  test::PlainExec(path_,
-                  "UPDATE bodies SET bytes = CAST(x'a00f000000000000' || substr(bytes, 9) AS BLOB) "
-                  "WHERE base_id < 0");
+  ASSERT_TRUE(test::PlainExec(
+      path_,
+      "UPDATE bodies SET bytes = CAST(x'a00f000000000000' || substr(bytes, 9) AS BLOB) "
+      "WHERE base_id < 0"));
   auto oversized = ReadAfresh("2");
   ASSERT_FALSE(oversized.has_value());
   EXPECT_EQ(oversized.error().code(), StatusCode::kCorruption) << oversized.error().ToString();
-  test::PlainExec(path_, "UPDATE bodies SET bytes = x'0102' WHERE base_id < 0");
+  ASSERT_TRUE(test::PlainExec(path_, "UPDATE bodies SET bytes = x'0102' WHERE base_id < 0"));
   auto cut = ReadAfresh("2");
   ASSERT_FALSE(cut.has_value());
   EXPECT_EQ(cut.error().code(), StatusCode::kCorruption) << cut.error().ToString();
@@ -421,7 +422,8 @@ TEST_F(DeltaBodiesTest, ABaseIdOfTheSmallestIntegerIsCorruption) {
   ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
   text[2000] = 'X';
   ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
-  test::PlainExec(path_, "UPDATE bodies SET base_id = -9223372036854775808 WHERE base_id < 0");
+  ASSERT_TRUE(
+      test::PlainExec(path_, "UPDATE bodies SET base_id = -9223372036854775808 WHERE base_id < 0"));
   auto read = ReadAfresh("2");
   ASSERT_FALSE(read.has_value());
   EXPECT_EQ(read.error().code(), StatusCode::kCorruption) << read.error().ToString();

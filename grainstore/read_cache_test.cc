@@ -1,6 +1,5 @@
 #include "read_cache.h"
 
-#include <sqlite3.h>
 
 #include <atomic>
 #include <cstdint>
@@ -120,14 +119,8 @@ TEST_F(ReadFileCoherenceTest, SeesAnotherProgramsWrites) {
   NodeInfo before;
   ASSERT_EQ(Read("/memories/a.md", &before), "one\n");
   // A program using SQLite's default VFS, as the sqlite3 shell would.
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  sqlite3_busy_timeout(raw, 5000);
-  ASSERT_EQ(sqlite3_exec(raw,
-                         "UPDATE nodes SET mtime_ns = mtime_ns + 7 WHERE key = '/memories/a.md'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_TRUE(test::PlainExec(
+      path_, "UPDATE nodes SET mtime_ns = mtime_ns + 7 WHERE key = '/memories/a.md'"));
   NodeInfo after;
   ASSERT_EQ(Read("/memories/a.md", &after), "one\n");
   EXPECT_EQ(after.mtime_ns, before.mtime_ns + 7);

@@ -149,13 +149,8 @@ TEST_F(SchemaTest, MigratesAVersion5StoreToSaltedGrains) {
     ASSERT_TRUE((*opened)->DeleteKey(ns, "/memories/gone.md").ok());
     old_id = (*(*opened)->History(ns, "/memories/a.md"))[0].grain_id;
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "ALTER TABLE grains DROP COLUMN salt; PRAGMA user_version = 5",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ASSERT_TRUE(
+      test::PlainExec(path_, "ALTER TABLE grains DROP COLUMN salt; PRAGMA user_version = 5"));
   ASSERT_EQ(RawInt("PRAGMA user_version"), 5);
   {
     auto opened = Store::Open(path_);
@@ -193,10 +188,7 @@ void WriteStoreThenRewind(const std::string& path, const char* sql) {
     ASSERT_TRUE((*opened)->PutFile(ns, "/memories/gone.md", "deleted\n").has_value());
     ASSERT_TRUE((*opened)->DeleteKey(ns, "/memories/gone.md").ok());
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ASSERT_TRUE(test::PlainExec(path, sql));
 }
 
 // Reads and writes every kind of body of WriteStoreThenRewind's store.
@@ -304,16 +296,10 @@ TEST_F(SchemaTest, MigratesAVersion6StoreToSizedKeyEntries) {
     NsId ns = *(*opened)->Namespace("default");
     ASSERT_TRUE((*opened)->PutFile(ns, "/memories/d/a.md", "12345\n").has_value());
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw,
-                         "DROP INDEX nodes_by_key; "
-                         "CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id); "
-                         "PRAGMA user_version = 6",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(raw);
-  sqlite3_close(raw);
+  ASSERT_TRUE(test::PlainExec(path_,
+                              "DROP INDEX nodes_by_key; "
+                              "CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id); "
+                              "PRAGMA user_version = 6"));
   {
     auto opened = Store::Open(path_);
     ASSERT_TRUE(opened.has_value()) << opened.error().ToString();

@@ -764,13 +764,8 @@ TEST_F(StoreTest, AVersionIsNeverOlderThanTheOneItSupersedes) {
   // The wall clock may step back between two writes (NTP, a VM resumed).
   // Stand-in: the first version's time lies an hour ahead.
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/t.md", "one\n").has_value());
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
-  sqlite3_busy_timeout(raw, 5000);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE grains SET created_ns = created_ns + 3600000000000",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_TRUE(
+      test::PlainExec(path_, "UPDATE grains SET created_ns = created_ns + 3600000000000"));
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/t.md", "two\n").has_value());
   auto h = Hist("/memories/t.md");
   ASSERT_EQ(h.size(), 2u);

@@ -54,15 +54,18 @@ void PlainQuery(const std::string& path, const std::string& sql, ReadRow read_ro
   sqlite3_close(db);
 }
 
-// Runs `sql` (statements that change the file: damage for a test) on the
-// database at `path` through the default VFS, as another program would.
-inline void PlainExec(const std::string& path, const std::string& sql) {
+// Runs `sql` (statements that change the file: damage, an older layout) on
+// the database at `path` through the default VFS, as another program would.
+// False, with the reason reported as a test failure, when it did not run;
+// callers ASSERT_TRUE on it.
+[[nodiscard]] inline bool PlainExec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const bool opened = sqlite3_open(path.c_str(), &db) == SQLITE_OK;
   sqlite3_busy_timeout(db, 5000);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sql << ": " << sqlite3_errmsg(db);
+  const bool ran = opened && sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  if (!ran) ADD_FAILURE() << sql << ": " << sqlite3_errmsg(db);
   sqlite3_close(db);
+  return ran;
 }
 
 // The first column of the first row; -1 when there is no row.
