@@ -1,6 +1,5 @@
 #include "read_cache.h"
 
-
 #include <atomic>
 #include <cstdint>
 #include <string>
