@@ -262,6 +262,8 @@ void Db::ReleaseIfInheritedLocked(unsigned forks) {
   // (left by a crash or an exit without closing) a "checkpoint" through the
   // stale mapping would not copy before deleting them. Close without it.
   (void)sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  // Its page cache is the parent's too, shared until written: leave it be.
+  const ScopedAbandonPageCaches abandon;
   CloseConnection(false);
   reopen_path_ = std::move(path);
   own_ = OwnCommits{};

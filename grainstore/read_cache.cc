@@ -1,6 +1,9 @@
 #include "read_cache.h"
 
 #include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace grainstore {
 
@@ -44,6 +47,16 @@ void ReadCache::Put(NsId ns, std::string_view key, std::string_view body) {
   if (!inserted) bytes_ -= Cost(key, it->second.body);
   it->second.body.assign(body.data(), body.size());
   bytes_ += cost;
+}
+
+void ReadCache::Abandon() {
+  static auto* mu = new std::mutex;
+  static auto* kept = new std::vector<std::unordered_map<std::string, Entry>>;
+  {
+    std::lock_guard lock(*mu);
+    kept->push_back(std::move(entries_));
+  }
+  Clear();
 }
 
 void ReadCache::Clear() {

@@ -47,6 +47,10 @@ class ReadCache {
   // stamp. No-op for large bodies.
   void Put(NsId ns, std::string_view key, std::string_view body);
   void Clear();
+  // Empties the cache without freeing its entries, which stay allocated (and
+  // reachable) for good: in a child of fork() they are the parent's memory
+  // too, and freeing them would copy every page the frees write to.
+  void Abandon();
 
   std::size_t size() const { return entries_.size(); }
 

@@ -1,7 +1,9 @@
 #include "sqlite_pcache.h"
 
 #include <algorithm>
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace grainstore {
 namespace {
@@ -20,6 +22,18 @@ struct Cache {
 };
 
 Cache* Of(sqlite3_pcache* p) { return reinterpret_cast<Cache*>(p); }
+
+// Set by ScopedAbandonPageCaches.
+thread_local bool t_abandon = false;
+
+// Caches left alone by ScopedAbandonPageCaches, kept reachable so that leak
+// checkers do not report them.
+void KeepAbandoned(Cache* c) {
+  static auto* mu = new std::mutex;
+  static auto* kept = new std::vector<Cache*>;
+  std::lock_guard lock(*mu);
+  kept->push_back(c);
+}
 
 // The inner methods for caches that the installed layer creates, and for
 // caches made through SkippingPageCache (tests). xCreate is the one method
@@ -78,6 +92,7 @@ void Rekey(sqlite3_pcache* p, sqlite3_pcache_page* page, unsigned old_key, unsig
 }
 
 void Truncate(sqlite3_pcache* p, unsigned limit) {
+  if (t_abandon) return;
   Cache* c = Of(p);
   const bool parked_above = c->parked > 0 && limit <= c->lock_key;
   if (limit > c->max_key && !parked_above) return;  // no page at or above limit
@@ -88,6 +103,10 @@ void Truncate(sqlite3_pcache* p, unsigned limit) {
 
 void Destroy(sqlite3_pcache* p) {
   Cache* c = Of(p);
+  if (t_abandon) {
+    KeepAbandoned(c);
+    return;
+  }
   c->methods->xDestroy(c->inner);
   delete c;
 }
@@ -128,6 +147,9 @@ bool Install() {
 }
 
 }  // namespace
+
+ScopedAbandonPageCaches::ScopedAbandonPageCaches() : was_(t_abandon) { t_abandon = true; }
+ScopedAbandonPageCaches::~ScopedAbandonPageCaches() { t_abandon = was_; }
 
 bool InstallSqlitePageCache() {
   static const bool installed = Install();

@@ -27,6 +27,25 @@ bool InstallSqlitePageCache();
 // observe what reaches `inner`; the process uses InstallSqlitePageCache.
 sqlite3_pcache_methods2 SkippingPageCache(const sqlite3_pcache_methods2* inner);
 
+// While one lives on a thread, the caches that thread truncates or destroys
+// through the layer are left as they are and their memory is leaked. For
+// closing, in a child of fork(), connections the parent opened: closing one
+// truncates and frees its cache, which writes to every page it holds, and in
+// the child each such write copies a page the two processes still share. A
+// cache of a large store (up to 256 MiB) took seconds to close that way,
+// and a child's first call with it. Left alone, the pages stay shared and
+// cost the child nothing. Only for connections no one uses again.
+class ScopedAbandonPageCaches {
+ public:
+  ScopedAbandonPageCaches();
+  ~ScopedAbandonPageCaches();
+  ScopedAbandonPageCaches(const ScopedAbandonPageCaches&) = delete;
+  ScopedAbandonPageCaches& operator=(const ScopedAbandonPageCaches&) = delete;
+
+ private:
+  bool was_;
+};
+
 }  // namespace grainstore
 
 #endif  // GRAINSTORE_SQLITE_PCACHE_H_

@@ -123,6 +123,31 @@ TEST_F(SqlitePcacheTest, APageStillParkedIsTruncated) {
   EXPECT_EQ(g_truncations, 1);
 }
 
+TEST_F(SqlitePcacheTest, AnAbandonedCacheIsNeitherTruncatedNorDestroyed) {
+  for (unsigned key = 1; key <= 4; ++key) layer_.xUnpin(cache_, Make(key), 0);
+  {
+    const ScopedAbandonPageCaches abandon;
+    layer_.xTruncate(cache_, 1);
+    EXPECT_EQ(g_truncations, 0);
+    EXPECT_TRUE(Has(4));
+    const auto destroy = counting_.xDestroy;
+    counting_.xDestroy = [](sqlite3_pcache*) { FAIL() << "an abandoned cache reached xDestroy"; };
+    layer_.xDestroy(cache_);  // leaves every page where it was
+    counting_.xDestroy = destroy;
+  }
+  cache_ = nullptr;
+  // Outside the scope the layer truncates again.
+  sqlite3_pcache* other = layer_.xCreate(kPageSize, 64, 1);
+  ASSERT_NE(other, nullptr);
+  layer_.xCachesize(other, 1000);
+  sqlite3_pcache_page* page = layer_.xFetch(other, 3, 1);
+  ASSERT_NE(page, nullptr);
+  layer_.xUnpin(other, page, 0);
+  layer_.xTruncate(other, 1);
+  EXPECT_EQ(g_truncations, 1);
+  layer_.xDestroy(other);
+}
+
 TEST_F(SqlitePcacheTest, APageFetchedAtTheLockingPageIsTruncated) {
   layer_.xUnpin(cache_, Make(2), 0);
   layer_.xUnpin(cache_, Make(kLockKey), 0);

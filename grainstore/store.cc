@@ -338,7 +338,7 @@ void StoreImpl::DrawOrigin() {
 
 void StoreImpl::ChildDone() {
   if (checkpointer) checkpointer->ForkDone();
-  read_cache.Clear();
+  read_cache.Abandon();
   seen_wal = WalStamp{};
   DrawOrigin();
   mu.unlock();

@@ -650,6 +650,47 @@ def test_a_child_forked_while_another_thread_uses_the_store_can_use_it(areev, tm
     assert json.loads(proc.stdout) == [0] * 20
 
 
+FORK_AFTER_FILLING_THE_CACHE = r"""
+import json, os, resource, sys
+sys.path.insert(0, sys.argv[1])
+import areev
+db = sys.argv[2]
+m = areev.Areev(db)
+body = "".join(f"line {j} of a note that fills most of a page\n" for j in range(200))
+for i in range(2500):
+    m.memory_tool(json.dumps({"command": "create", "path": f"/memories/d{i % 25}/n{i}.md",
+                              "file_text": f"{i}\n{body}"}))
+for i in range(2500):  # every page of the store into SQLite's cache, bodies into the read cache
+    m.memory_tool(json.dumps({"command": "view", "path": f"/memories/d{i % 25}/n{i}.md"}))
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    out = m.memory_tool('{"command":"view","path":"/memories/d0/n0.md"}')
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    os.write(w, json.dumps([faults, out.startswith("Here's the content")]).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+print(json.dumps([json.loads(os.read(r, 100)), os.path.getsize(db) // 4096]))
+"""
+
+
+def test_a_forked_childs_first_call_leaves_the_parents_caches_alone(areev, tmp_path):
+    # Issue: the child's first call closed the connection it inherited, and
+    # that freed its page cache (and the read cache) entry by entry: each
+    # write copied a page still shared with the parent, one per page of the
+    # store the parent had read (6,661 faults here; seconds with a full
+    # 256 MiB cache, and a 10 s alarm hit once). Left alone, they cost nothing.
+    pkg = pathlib.Path(areev.__file__).parent.parent
+    proc = subprocess.run([sys.executable, "-c", FORK_AFTER_FILLING_THE_CACHE, str(pkg),
+                           str(tmp_path / "fork.db")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (faults, viewed), store_pages = json.loads(proc.stdout)
+    assert viewed
+    assert store_pages > 5000
+    assert faults < store_pages // 4, f"{faults} page faults, store of {store_pages} pages"
+
+
 FORK_WHILE_OTHER_THREADS_OPEN_AND_CLOSE = r"""
 import os, signal, sys, threading, time
 sys.path.insert(0, sys.argv[1])
