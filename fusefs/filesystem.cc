@@ -122,7 +122,7 @@ void Filesystem::MakeEntry(const NodeInfo& node, fuse_entry_param* entry) {
     FillAttrLocked(*inode, &entry->attr);
   }
   entry->ino = ToFuse(node.id);
-  entry->generation = 1;
+  entry->generation = kGeneration;
   entry->attr_timeout = kAttrTimeout;
   entry->entry_timeout = kEntryTimeout;
 }

@@ -29,6 +29,13 @@ namespace fusefs {
 class Coherence;
 class HistoryTree;
 
+// The generation of every entry the mount sends, store nodes and .history
+// alike: a number names one node for good (store node ids are never reused),
+// and the kernel takes a new generation for a number it holds as the number
+// reused, and fails every descriptor and working directory on the old inode
+// with EIO.
+inline constexpr std::uint64_t kGeneration = 1;
+
 // Kernel cache lifetimes. Long, because every change that bypasses the kernel
 // (other processes writing the store) is invalidated explicitly.
 inline constexpr double kAttrTimeout = 300.0;

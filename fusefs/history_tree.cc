@@ -130,7 +130,7 @@ void HistoryTree::FillAttr(fuse_ino_t ino, const Node& node, struct stat* st) co
 void HistoryTree::FillEntry(fuse_ino_t ino, const Node& node, fuse_entry_param* entry) const {
   *entry = {};
   entry->ino = ino;
-  entry->generation = 1;
+  entry->generation = kGeneration;
   FillAttr(ino, node, &entry->attr);
   double timeout = node.kind == Kind::kDir ? kDirTimeout : kVersionTimeout;
   entry->attr_timeout = timeout;

@@ -112,6 +112,7 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
           e.attr = entry.st;
           if (fs.history().CountLookup(entry.ino)) {
             e.ino = entry.ino;
+            e.generation = kGeneration;  // as a lookup's
             e.attr_timeout = e.entry_timeout = 1.0;
           }
         } else {

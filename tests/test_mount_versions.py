@@ -489,6 +489,31 @@ def test_a_version_is_found_by_its_name_alone(mnt):
     assert not (mnt.path / ".history" / "n.md" / "v000009-20260101T000000Z-00000000.md").exists()
 
 
+def test_a_version_held_open_stays_readable_while_its_directory_is_listed(mnt):
+    # Issue: a listing of .history sent its entries with generation 0 where
+    # lookups sent 1; the kernel took the change for an inode number reused
+    # and failed the descriptor (and a working directory there) with EIO.
+    p = mnt.path / "gen.md"
+    p.write_text("first\n")
+    p.write_text("second\n")
+    v1 = every_version(mnt, "gen.md")[0]
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(v1["created_ns"] // 10**9))
+    held = mnt.path / ".history" / "gen.md" / f"v000001-{stamp}-{v1['grain_id'][:8]}.md"
+    fd = os.open(held, os.O_RDONLY)  # by its name alone: a lookup
+    cwd = os.getcwd()
+    try:
+        os.chdir(mnt.path / ".history" / "gen.md")
+        assert os.pread(fd, 100, 0) == b"first\n"
+        assert len(os.listdir(mnt.path / ".history" / "gen.md")) == 2
+        assert "gen.md" in os.listdir(mnt.path / ".history")
+        assert os.pread(fd, 100, 0) == b"first\n"
+        assert sorted(os.listdir(".")) == sorted(history_dir(mnt.path, "gen.md"))
+        assert os.stat(held).st_size == 6
+    finally:
+        os.chdir(cwd)
+        os.close(fd)
+
+
 def test_history_of_directories_and_deleted_files(mnt):
     (mnt.path / "sub").mkdir()
     (mnt.path / "sub" / "file.md").write_text("x")
