@@ -125,6 +125,7 @@ void Coherence::Apply(const grainstore::OpRecord& op) {
   // the name lets the kernel evict the inode and look the file up afresh.
   const bool content_only = op.node_id != 0 && op.new_subject.empty() &&
                             (op.op == "supersede" || op.op == "write") && !fs_->writeback();
+  if (!content_only) fs_->NoteNameMayBeGone();
   for (const std::string* key : {&op.subject, &op.new_subject}) {
     if (key->empty()) continue;  // no new path: not a move
     recent_.Note(*key, now);

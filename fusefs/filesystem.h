@@ -115,6 +115,13 @@ class Filesystem {
   InodeTable& inodes() { return inodes_; }
   HistoryTree& history() { return *history_; }
   Coherence& coherence() { return *coherence_; }
+  // Counts the changes that may have taken a name away: an unlink, rmdir or
+  // rename through the mount, another process's change of a name. A
+  // listing's later pages come from a snapshot taken at its first; once
+  // this count moves, their names are looked up again before the kernel is
+  // given a dentry for them (ops_dir.cc).
+  void NoteNameMayBeGone() { names_gone_.fetch_add(1, std::memory_order_acq_rel); }
+  std::uint64_t names_gone() const { return names_gone_.load(std::memory_order_acquire); }
   // Whether the store's filesystem has room for writes (set up by Attach).
   SpaceGuard& space() { return *space_; }
   // The namespace's node count for statfs (`df -i`): counted in the store
@@ -240,6 +247,7 @@ class Filesystem {
   grainstore::NodeId root_ = 0;
   std::string db_path_;
   std::atomic<bool> writeback_{false};
+  std::atomic<std::uint64_t> names_gone_{0};
   static constexpr std::uint64_t kSyncHandleBit = std::uint64_t{1} << 63;
   static constexpr std::uint64_t kDirectHandleBit = std::uint64_t{1} << 62;
   std::atomic<std::uint64_t> next_handle_{1};

@@ -22,6 +22,7 @@ struct DirHandle {
   std::mutex mu;
   bool loaded = false;
   std::vector<DirEntry> entries;  // "." and ".." first
+  std::uint64_t names_gone = 0;  // Filesystem::names_gone() before the snapshot
 };
 
 DirEntry DotEntry(const char* name, fuse_ino_t ino) {
@@ -70,6 +71,23 @@ int Snapshot(Filesystem& fs, fuse_ino_t ino, std::vector<DirEntry>* out) {
   }
 }
 
+// For an entry of a later page of a listing, once a name may have gone since
+// its snapshot: the entry for the node that holds the name now (a lookup
+// counted), or, when the name could not be read, the dirent alone (no node,
+// so no dentry). False when the name is gone: a dentry for it would keep a
+// removed or moved name alive in the kernel for kEntryTimeout, and a write
+// through it would land on a deleted file or on the moved one.
+bool EntryAsItIsNow(Filesystem& fs, fuse_ino_t dir, const DirEntry& entry, fuse_entry_param* e) {
+  auto now = fs.store().Lookup(fs.FromFuse(dir), entry.name);
+  if (now) {
+    fs.MakeEntry(*now, e);
+    return true;
+  }
+  if (now.error().IsNotFound()) return false;
+  e->attr = entry.st;
+  return true;
+}
+
 void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
                    bool plus) {
   Filesystem& fs = Fs(req);
@@ -77,14 +95,19 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
   std::vector<char> buf(size);
   std::size_t used = 0;
   int err = 0;
+  if (plus && off != 0) fs.coherence().CatchUp();  // another process's change counts at once
   {
     // No reply while the lock is held: once the kernel has the reply, the
     // process may close the directory and RELEASEDIR may free `handle`, its
     // mutex included, before this thread has unlocked it.
     std::lock_guard<std::mutex> lock(handle->mu);
+    bool look_again = false;
     if (off == 0 || !handle->loaded) {
+      handle->names_gone = fs.names_gone();
       err = Snapshot(fs, ino, &handle->entries);
       if (err == 0) handle->loaded = true;
+    } else if (plus) {
+      look_again = fs.names_gone() != handle->names_gone;
     }
     if (err != 0) {
       handle->entries.clear();
@@ -102,7 +125,9 @@ void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_
         fuse_entry_param e{};
         need = fuse_add_direntry_plus(req, nullptr, 0, entry.name.c_str(), nullptr, 0);
         if (need > room) break;
-        if (entry.node) {
+        if (entry.node && look_again) {
+          if (!EntryAsItIsNow(fs, ino, entry, &e)) continue;
+        } else if (entry.node) {
           fs.MakeEntry(*entry.node, &e);  // counts a lookup: only once it fits
         } else if (i >= 2) {
           // A .history entry: counted once it fits. One dropped since the

@@ -53,6 +53,7 @@ grainstore::NodeId PrepareToLoseName(Filesystem& fs, grainstore::NodeId parent,
                                      std::string_view name) {
   auto node = fs.store().Lookup(parent, name);
   if (!node) return 0;
+  fs.NoteNameMayBeGone();
   if (auto inode = fs.inodes().Find(node->id)) {
     std::lock_guard<std::mutex> lock(inode->mu);
     Status sealed = fs.SealLocked(*inode);

@@ -59,6 +59,74 @@ def memtool_view(db, path):
     return memtool(db, {"command": "view", "path": path})["content"]
 
 
+def _listing_paused_after_its_first_page(d):
+    """An open listing of `d` that has read its first entries (one READDIRPLUS
+    at offset 0, the snapshot) and not the rest: (fd, iterator)."""
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    it = os.scandir(fd)
+    for _ in range(5):
+        next(it)
+    return fd, it
+
+
+def _finish(fd, it):
+    rest = [e.name for e in it]
+    it.close()
+    os.close(fd)
+    return rest
+
+
+@pytest.mark.parametrize("how", ["unlink", "rename", "memtool delete", "memtool rename"])
+def test_a_name_gone_during_a_listing_stays_gone(mnt, how):
+    # Issue: the later pages of a listing came from the snapshot of its first,
+    # each with a dentry (300 s): a name unlinked or moved meanwhile, through
+    # the mount or by another process, resolved again, and a new file written
+    # there landed on the deleted file (lost) or on the moved one (overwritten).
+    d = mnt.path / "big"
+    d.mkdir()
+    for i in range(300):  # several READDIRPLUS pages
+        (d / f"f{i:04}").write_text("x")
+    (d / "zzz").write_text("precious\n")
+    fd, it = _listing_paused_after_its_first_page(d)
+    if how == "unlink":
+        os.unlink(d / "zzz")
+    elif how == "rename":
+        os.rename(d / "zzz", d / "report.md")
+    elif how == "memtool delete":
+        memtool(mnt.db, {"command": "delete", "path": "/memories/big/zzz"})
+    else:
+        memtool(mnt.db, {"command": "rename", "old_path": "/memories/big/zzz",
+                         "new_path": "/memories/big/report.md"})
+    time.sleep(0.3)  # the poller has dropped the name: the listing must not bring it back
+    rest = _finish(fd, it)
+    assert len(rest) >= 250
+    assert not (d / "zzz").exists()
+    (d / "zzz").write_text("a new file\n")
+    assert (d / "zzz").read_text() == "a new file\n"
+    assert areev(mnt.db, "cat", "/memories/big/zzz").stdout == "a new file\n"
+    if "rename" in how:
+        assert (d / "report.md").read_text() == "precious\n"
+        assert areev(mnt.db, "cat", "/memories/big/report.md").stdout == "precious\n"
+
+
+def test_a_listing_shows_a_name_replaced_meanwhile_as_it_is_now(mnt):
+    d = mnt.path / "big"
+    d.mkdir()
+    for i in range(300):
+        (d / f"f{i:04}").write_text("x")
+    (d / "zzz").write_text("old\n")
+    (d / "new").write_text("replacement, longer\n")
+    new_ino = os.stat(d / "new").st_ino
+    fd, it = _listing_paused_after_its_first_page(d)
+    os.rename(d / "new", d / "zzz")
+    entries = {e.name: e for e in it}
+    assert entries["zzz"].inode() == new_ino
+    assert entries["zzz"].stat().st_size == len("replacement, longer\n")
+    it.close()
+    os.close(fd)
+    assert os.stat(d / "zzz").st_ino == new_ino
+
+
 def test_inode_numbers_stable_across_remount(mnt, tmp_path):
     (mnt.path / "d").mkdir()
     (mnt.path / "d" / "f.md").write_text("x")
