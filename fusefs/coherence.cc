@@ -82,6 +82,7 @@ void Coherence::Run(int interval_ms) {
       });
     }
     SendNotices();
+    fs_->DropStaleAttrs();  // of seals by requests that do not drop them themselves
   }
 }
 

@@ -200,10 +200,14 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   inode.NoteClean(written->base);
   if (written->rebased) {
     // Another writer's body now precedes these appends: the kernel's cached
-    // pages of this file are stale, and the next open drops them. Its size
-    // was invalidated by the writes themselves.
+    // pages of this file are stale, and the next open drops them; its size,
+    // which it may have asked for while the draft was open, DropStaleAttrs.
     inode.data = std::move(written->body);
     inode.stale_pages = true;
+    {
+      std::lock_guard<std::mutex> lock(stale_attrs_mu_);
+      stale_attrs_.push_back(ToFuse(inode.info.id));
+    }
     Log(LogLevel::kDebug, "appends to {} went after another writer's body", inode.info.key);
   }
   if (written->new_version) {
@@ -385,6 +389,16 @@ void Filesystem::FetchKernelWrites() {
       Log(LogLevel::kWarning, "asking the kernel for the unsent writes of {} failed: {}", key, rc);
     }
   }
+}
+
+void Filesystem::DropStaleAttrs() {
+  std::vector<fuse_ino_t> drop;
+  {
+    std::lock_guard<std::mutex> lock(stale_attrs_mu_);
+    drop.swap(stale_attrs_);
+  }
+  if (session_ == nullptr) return;
+  for (fuse_ino_t ino : drop) (void)fuse_lowlevel_notify_inval_inode(session_, ino, -1, 0);
 }
 
 void Filesystem::SealAll() {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "grainstore/store.h"
 #include "inode_table.h"
@@ -234,6 +235,13 @@ class Filesystem {
   // stop by signal, before the loop ends, so that SealAll saves them. Needs
   // the workers answering; a no-op without writeback.
   void FetchKernelWrites();
+  // Drops the kernel's cached attributes of the files whose size a seal
+  // changed under it (appends that went after another writer's body): the
+  // kernel may have asked for them while the draft was open, and would keep
+  // the draft's size for kAttrTimeout. Called by the handler that sealed,
+  // once it has let go of the inode's mutex, and by the poller each round
+  // for seals made on other paths.
+  void DropStaleAttrs();
 
  private:
   // The tail of SendsBackName and SendsBackNode: when `stale`, sends the
@@ -255,6 +263,8 @@ class Filesystem {
   OpenHandles handles_;
   bool want_writeback_ = false;
   InodeTable inodes_;
+  std::mutex stale_attrs_mu_;  // a leaf
+  std::vector<fuse_ino_t> stale_attrs_;  // for DropStaleAttrs
   std::unique_ptr<HistoryTree> history_;
   std::unique_ptr<Coherence> coherence_;
   std::unique_ptr<SpaceGuard> space_;

@@ -310,6 +310,7 @@ void OpFlush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     }
     // The kernel's size may be the discarded draft's.
     if (!sealed.ok()) fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
+    fs.DropStaleAttrs();
     fuse_reply_err(req, err);
   });
 }
@@ -355,6 +356,7 @@ void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fs.inodes().MaybeErase(fs.FromFuse(ino));
     if (keep_body) fs.KeepBody(inode, kept_bytes);
     if (!drop_name.empty()) fs.coherence().DropNameLater(drop_name);
+    fs.DropStaleAttrs();
     fuse_reply_err(req, 0);
   });
 }
@@ -390,6 +392,7 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info* fi) {
       fuse_lowlevel_notify_inval_inode(fs.session(), ino, -1, 0);
       return (void)fuse_reply_err(req, failed);
     }
+    fs.DropStaleAttrs();
     status = fs.store().Sync();
     if (!status.ok()) return (void)fuse_reply_err(req, FailureErrno("fsync", status));
     fuse_reply_err(req, owed);

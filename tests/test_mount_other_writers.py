@@ -50,6 +50,31 @@ def test_o_append_writes_keep_an_edit_made_meanwhile_by_another_process(mnt):
     assert bodies == ["start\n", "START\n", expected]
 
 
+@kernel_owns_in_writeback("O_APPEND and a cached file's size")  # noqa: F405
+def test_the_size_after_a_save_that_went_after_another_edit_is_the_saved_ones(mnt):
+    # Issue: a stat while the appends were open cached the draft's size (300 s);
+    # the close put the appends after the agent's longer edit, and stat kept
+    # saying the old size (ls -l, rsync's quick check, git status) until an open.
+    p = mnt.path / "notes.md"
+    p.write_bytes(b"alpha\n")
+    store = import_areev().Areev(mnt.db)
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, b"appended line\n")
+        store.memory_tool(json.dumps({"command": "str_replace", "path": "/memories/notes.md",
+                                      "old_str": "alpha",
+                                      "new_str": "alpha edited by the agent, much longer"}))
+        store.close()
+        time.sleep(0.3)  # the poller has seen the edit
+        assert os.stat(p).st_size == len(b"alpha\nappended line\n")  # the draft's, cached
+    finally:
+        os.close(fd)
+    expected = b"alpha edited by the agent, much longer\nappended line\n"
+    assert areev(mnt.db, "cat", "/memories/notes.md").stdout.encode() == expected
+    assert os.stat(p).st_size == len(expected)
+    assert p.read_bytes() == expected
+
+
 # Two appenders per mount, with lines that cross page boundaries: the kernel
 # sends such a write(2) in two WRITE requests, and a seal between them (the
 # other appender's close) once put the other mount's line inside this one.
