@@ -4,7 +4,9 @@
 #include <chrono>
 #include <initializer_list>
 #include <string>
+#include <thread>
 #include <unordered_set>
+#include <vector>
 
 #include "filesystem.h"
 #include "grainstore/path.h"
@@ -73,6 +75,7 @@ void Coherence::Run(int interval_ms) {
                    [this] { return stopping_.load() || wake_; });
       if (stopping_.load()) return;
       wake_ = false;
+      RefreshDeferred();
       CatchUpLocked();
       const std::int64_t now = NowNs();
       std::erase_if(drops_, [&](const auto& drop) {
@@ -162,15 +165,39 @@ void Coherence::InvalidateKey(const std::string& key) {
   if (child) RefreshNode(child->id);
 }
 
+namespace {
+
+// Locks `inode` into `lock` unless a seal holds it while it writes to the
+// store, which may wait up to the busy timeout for another process's write
+// lock: then false, and the caller leaves the inode for later. Waits out a
+// shorter holder.
+bool LockUnlessSaving(Inode& inode, std::unique_lock<std::mutex>& lock) {
+  while (!lock.try_lock()) {
+    if (inode.saving.load(std::memory_order_acquire)) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return true;
+}
+
+}  // namespace
+
 void Coherence::RefreshNode(grainstore::NodeId id) {
   auto inode = fs_->inodes().Find(id);
   if (!inode) return;
+  // Waiting for a seal here would hold mu_, and every request that catches
+  // up, on any file, would wait with it; the seal leaves the inode as the
+  // store has it, but for a move's key, which the next round reads.
+  std::unique_lock<std::mutex> lock(inode->mu, std::defer_lock);
+  if (!LockUnlessSaving(*inode, lock)) {
+    deferred_.insert(id);
+    return;
+  }
   auto node = fs_->store().GetNode(id);
+  std::string moved_from;  // a directory's old key, when it moved
   if (!node && node.error().IsNotFound()) {
     // Deleted by another process. As after an unlink through the mount,
     // open handles keep the content they had and their writes succeed but
     // are never sealed (they would bring the path back).
-    std::lock_guard<std::mutex> lock(inode->mu);
     if (inode->handles > 0 && !inode->loaded && inode->info.kind == NodeKind::kFile) {
       LoadDeletedLocked(*inode);
     }
@@ -180,35 +207,48 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
       inode->dirty = false;
     }
   } else {
-    std::string moved_from;  // a directory's old key, when it moved
-    {
-      std::lock_guard<std::mutex> lock(inode->mu);
-      if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
-        MarkNameStaleLocked(*inode);
-        if (node->kind == NodeKind::kDirectory) moved_from = inode->info.key;
-        inode->info.key = node->key;
-      }
-      if (!inode->dirty) {
-        if (node) inode->info = *node;
-        inode->Unload();
-        inode->stale_pages = true;
-      }
-      if (fs_->writeback() && inode->handles > 0 && inode->info.kind == NodeKind::kFile) {
-        inode->kernel_attrs_stale = true;
-      }
+    if (node && node->key != inode->info.key) {  // moved away, maybe with a draft open
+      MarkNameStaleLocked(*inode);
+      if (node->kind == NodeKind::kDirectory) moved_from = inode->info.key;
+      inode->info.key = node->key;
     }
-    if (!moved_from.empty()) MoveKeysUnder(moved_from, node->key, /*send_back=*/true);
+    if (!inode->dirty) {
+      if (node) inode->info = *node;
+      inode->Unload();
+      inode->stale_pages = true;
+    }
+    if (fs_->writeback() && inode->handles > 0 && inode->info.kind == NodeKind::kFile) {
+      inode->kernel_attrs_stale = true;
+    }
   }
+  lock.unlock();
+  if (!moved_from.empty()) MoveKeysUnderLocked(moved_from, node->key, /*send_back=*/true);
   pending_.push_back({false, fs_->ToFuse(id), {}});
+}
+
+void Coherence::RefreshDeferred() {
+  std::vector<grainstore::NodeId> ids(deferred_.begin(), deferred_.end());
+  deferred_.clear();
+  for (grainstore::NodeId id : ids) RefreshNode(id);
 }
 
 void Coherence::MoveKeysUnder(const std::string& old_key, const std::string& new_key,
                               bool send_back) {
+  std::lock_guard<std::mutex> lock(mu_);
+  MoveKeysUnderLocked(old_key, new_key, send_back);
+}
+
+void Coherence::MoveKeysUnderLocked(const std::string& old_key, const std::string& new_key,
+                                    bool send_back) {
   // One pass over the inodes the kernel knows; another process moving a
   // directory is rare, and the files under it are not in the op-log entry.
   const std::string prefix = old_key + "/";
   for (const std::shared_ptr<Inode>& inode : fs_->inodes().All()) {
-    std::lock_guard<std::mutex> lock(inode->mu);
+    std::unique_lock<std::mutex> lock(inode->mu, std::defer_lock);
+    if (!LockUnlessSaving(*inode, lock)) {
+      deferred_.insert(inode->id);  // its refresh reads its key from the store
+      continue;
+    }
     if (!inode->info.key.starts_with(prefix)) continue;
     if (send_back) MarkNameStaleLocked(*inode);
     inode->info.key = new_key + inode->info.key.substr(old_key.size());

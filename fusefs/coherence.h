@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "grainstore/store.h"
@@ -97,6 +98,10 @@ class Coherence {
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
+  // RefreshNode again for the inodes a seal held at the last try.
+  void RefreshDeferred();
+  void MoveKeysUnderLocked(const std::string& old_key, const std::string& new_key,
+                           bool send_back);
   void SendNotices();
   // Sends opens that reach `inode` back to look its name up again for a
   // while (OpOpen): its node was deleted or moved away (its mutex held).
@@ -120,6 +125,8 @@ class Coherence {
   std::uint64_t data_version_ = 0;
   std::uint64_t cursor_ = 0;
   std::vector<Notice> pending_;
+  // Inodes whose refresh waits for their seal to end (RefreshNode).
+  std::unordered_set<grainstore::NodeId> deferred_;
   // DropNameLater's names, each with the time (NowNs) from which it is due.
   std::vector<std::pair<std::string, std::int64_t>> drops_;
   static constexpr std::int64_t kDropNameDelayNs = 50'000'000;

@@ -6,6 +6,7 @@
 #define FUSEFS_INODE_TABLE_H_
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -20,7 +21,13 @@
 namespace fusefs {
 
 struct Inode {
-  explicit Inode(grainstore::NodeInfo node) : info(std::move(node)) {}
+  explicit Inode(grainstore::NodeInfo node) : id(node.id), info(std::move(node)) {}
+
+  const grainstore::NodeId id;  // the store node; read without the mutex
+  // Set, with `mu` held, while a seal writes the draft to the store, which
+  // may wait up to the busy timeout for another process's write lock: the
+  // poller then leaves the inode for later rather than wait for `mu`.
+  std::atomic<bool> saving{false};
 
   // Guards every field below except the two lookup counts. Lock order:
   // InodeTable::mu_ before Inode::mu; never held across fuse_reply_*.

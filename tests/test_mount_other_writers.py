@@ -6,6 +6,7 @@ import errno
 import json
 import mmap
 import os
+import sqlite3
 import threading
 import time
 
@@ -73,6 +74,45 @@ def test_the_size_after_a_save_that_went_after_another_edit_is_the_saved_ones(mn
     assert areev(mnt.db, "cat", "/memories/notes.md").stdout.encode() == expected
     assert os.stat(p).st_size == len(expected)
     assert p.read_bytes() == expected
+
+
+def test_a_save_waiting_for_the_write_lock_holds_up_only_its_own_file(mnt):
+    # Issue: the poller refreshed the waiting file's inode inside the mutex
+    # every request that catches up takes, and waited for the save there:
+    # lookups and opens of every other file hung with it (up to 30 s).
+    (mnt.path / "saving.md").write_text("hello\n")
+    (mnt.path / "unrelated.md").write_text("u\n")
+    time.sleep(0.3)
+    other = sqlite3.connect(mnt.db, timeout=60, isolation_level=None)
+    ns, subject, node, chain = other.execute(
+        "SELECT ns_id, subject, node_id, chain_id FROM oplog WHERE subject = ? "
+        "ORDER BY seq DESC LIMIT 1", ("/memories/saving.md",)).fetchone()
+    fd = os.open(mnt.path / "saving.md", os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"through the mount\n")
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    closer = threading.Thread(target=os.close, args=(fd,))
+    closer.start()  # the save waits for the lock, holding its file
+    try:
+        time.sleep(0.5)
+        # What an edit of that file by another process commits; then the
+        # lock is taken again at once, so the save keeps waiting.
+        other.execute("INSERT INTO oplog(ns_id, at_ns, op, subject, node_id, chain_id, origin) "
+                      "VALUES (?, ?, 'supersede', ?, ?, ?, 12345)",
+                      (ns, time.time_ns(), subject, node, chain))
+        other.execute("COMMIT")
+        other.execute("BEGIN IMMEDIATE")
+        time.sleep(0.5)  # the poller has read the entry
+        started = time.monotonic()
+        assert not (mnt.path / "no-such-name").exists()
+        assert (mnt.path / "unrelated.md").read_text() == "u\n"
+        assert os.stat(mnt.path / "unrelated.md").st_size == 2
+        assert time.monotonic() - started < 2
+        assert closer.is_alive()  # still saving
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+        closer.join()
+    assert areev(mnt.db, "cat", "/memories/saving.md").stdout == "hello\nthrough the mount\n"
 
 
 # Two appenders per mount, with lines that cross page boundaries: the kernel
