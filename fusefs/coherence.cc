@@ -152,10 +152,13 @@ void Coherence::InvalidateKey(const std::string& key) {
   grainstore::NodeId parent = 0;
   if (parent_key == root) {
     parent = fs_->root();
-  } else {
-    auto node = fs_->store().StatKey(fs_->ns(), parent_key);
-    if (!node) return;  // the parent went too; its own entry is invalidated
+  } else if (auto node = fs_->store().StatKey(fs_->ns(), parent_key)) {
     parent = node->id;
+  } else {
+    // Moved or deleted by a later entry of this batch, not applied yet: the
+    // kernel still knows the directory by that key, if it knows it at all.
+    parent = KnownDirectoryAt(parent_key);
+    if (parent == 0) return;  // no dentry under it to drop
   }
   pending_.push_back({true, fs_->ToFuse(parent), std::string(grainstore::BaseName(key))});
   if (fs_->inodes().Find(parent)) {
@@ -180,6 +183,15 @@ bool LockUnlessSaving(Inode& inode, std::unique_lock<std::mutex>& lock) {
 }
 
 }  // namespace
+
+grainstore::NodeId Coherence::KnownDirectoryAt(const std::string& key) {
+  for (const std::shared_ptr<Inode>& inode : fs_->inodes().All()) {
+    std::unique_lock<std::mutex> lock(inode->mu, std::defer_lock);
+    if (!LockUnlessSaving(*inode, lock)) continue;  // a file's seal
+    if (inode->info.kind == NodeKind::kDirectory && inode->info.key == key) return inode->id;
+  }
+  return 0;
+}
 
 void Coherence::RefreshNode(grainstore::NodeId id) {
   auto inode = fs_->inodes().Find(id);

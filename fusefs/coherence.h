@@ -97,6 +97,9 @@ class Coherence {
   bool CatchUpLocked(bool* checked = nullptr);
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
+  // The directory the kernel knows by `key`, as this daemon last heard of
+  // it (a pass over the known inodes), or 0.
+  grainstore::NodeId KnownDirectoryAt(const std::string& key);
   void RefreshNode(grainstore::NodeId id);
   // RefreshNode again for the inodes a seal held at the last try.
   void RefreshDeferred();

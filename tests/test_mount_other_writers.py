@@ -115,6 +115,27 @@ def test_a_save_waiting_for_the_write_lock_holds_up_only_its_own_file(mnt):
     assert areev(mnt.db, "cat", "/memories/saving.md").stdout == "hello\nthrough the mount\n"
 
 
+def test_a_name_moved_just_before_its_directory_is_gone_under_the_new_one(mnt):
+    # Issue: the poller looked the first move's directory up by its old name,
+    # which the second move had taken away, and dropped no name: "e/f" still
+    # led to the file now called "e/g" (300 s), and a new "e/f" overwrote it.
+    (mnt.path / "d").mkdir()
+    (mnt.path / "d" / "f").write_text("content of f\n")
+    time.sleep(0.3)
+    with open(mnt.path / "d" / "f") as held:  # a pager keeps the dentry in use
+        batch = "\n".join(json.dumps(c) for c in [
+            {"command": "rename", "old_path": "/memories/d/f", "new_path": "/memories/d/g"},
+            {"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"}]) + "\n"
+        areev(mnt.db, "memtool", "--batch", input=batch)  # one poll sees both
+        time.sleep(0.5)
+        assert not (mnt.path / "e" / "f").exists()
+        assert (mnt.path / "e" / "g").read_text() == "content of f\n"
+        assert held.read() == "content of f\n"
+    (mnt.path / "e" / "f").write_text("a new file f\n")
+    assert areev(mnt.db, "cat", "/memories/e/g").stdout == "content of f\n"
+    assert areev(mnt.db, "cat", "/memories/e/f").stdout == "a new file f\n"
+
+
 # Two appenders per mount, with lines that cross page boundaries: the kernel
 # sends such a write(2) in two WRITE requests, and a seal between them (the
 # other appender's close) once put the other mount's line inside this one.
