@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <exception>
 #include <initializer_list>
 #include <string>
 #include <thread>
@@ -69,24 +70,33 @@ bool Coherence::CatchUp() {
 
 void Coherence::Run(int interval_ms) {
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(interval_ms),
-                   [this] { return stopping_.load() || wake_; });
-      if (stopping_.load()) return;
-      wake_ = false;
-      RefreshDeferred();
-      CatchUpLocked();
-      const std::int64_t now = NowNs();
-      std::erase_if(drops_, [&](const auto& drop) {
-        if (drop.second > now) return false;
-        InvalidateKey(drop.first);
-        return true;
-      });
+    try {
+      RunOnce(interval_ms);
+    } catch (const std::exception& e) {  // bad_alloc: a thread's escape would end the daemon
+      Log(LogLevel::kError, "the op-log poller failed a round: {}", e.what());
     }
-    SendNotices();
-    fs_->DropStaleAttrs();  // of seals by requests that do not drop them themselves
+    if (stopping_.load()) return;
   }
+}
+
+void Coherence::RunOnce(int interval_ms) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::milliseconds(interval_ms),
+                 [this] { return stopping_.load() || wake_; });
+    if (stopping_.load()) return;
+    wake_ = false;
+    RefreshDeferred();
+    CatchUpLocked();
+    const std::int64_t now = NowNs();
+    std::erase_if(drops_, [&](const auto& drop) {
+      if (drop.second > now) return false;
+      InvalidateKey(drop.first);
+      return true;
+    });
+  }
+  SendNotices();
+  fs_->DropStaleAttrs();  // of seals by requests that do not drop them themselves
 }
 
 bool Coherence::CatchUpLocked(bool* checked) {
@@ -97,13 +107,15 @@ bool Coherence::CatchUpLocked(bool* checked) {
   }
   if (checked != nullptr) *checked = true;
   if (*version == data_version_) return false;
-  data_version_ = *version;
   const std::uint64_t own = fs_->store().origin();
   for (;;) {
     auto ops = fs_->store().ReadOps(fs_->ns(), cursor_, 512);
     if (!ops) {
+      // The version stays as it was, so the next call reads from the cursor
+      // again, whether or not anything else commits meanwhile.
       Log(LogLevel::kWarning, "reading the op-log failed: {}", ops.error().ToString());
-      break;
+      if (checked != nullptr) *checked = false;
+      return true;
     }
     for (const auto& op : *ops) {
       cursor_ = op.seq;
@@ -111,6 +123,7 @@ bool Coherence::CatchUpLocked(bool* checked) {
     }
     if (ops->size() < 512) break;
   }
+  data_version_ = *version;
   return true;
 }
 

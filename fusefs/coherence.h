@@ -95,6 +95,9 @@ class Coherence {
   void Run(int interval_ms);
   // Sets *checked (when given) once the store's data version was read.
   bool CatchUpLocked(bool* checked = nullptr);
+  // One round of the polling thread: waits up to `interval_ms` (or a wake),
+  // then catches up and sends what it found.
+  void RunOnce(int interval_ms);
   void Apply(const grainstore::OpRecord& op);
   void InvalidateKey(const std::string& key);
   // The directory the kernel knows by `key`, as this daemon last heard of
