@@ -107,6 +107,12 @@ bool IsTempCopyOf(std::string_view name, std::string_view target) {
     while (cut_in_a_character && !stem.empty() && high(stem.back())) stem.remove_suffix(1);
   }
   if (EndsWith(stem, ".")) stem.remove_suffix(1);
+  if (stem.empty() && target.size() > kMaxStem) {
+    // Cut to nothing (characters alone past the limit): rsync then writes
+    // the dot and the six characters only.
+    return name.size() == 1 + kSuffix && name.front() == '.' &&
+           AllOf(name.substr(1), isalnum);
+  }
   if (stem.empty() || name.size() != stem.size() + 2 + kSuffix) return false;
   if (name.front() != '.' || name.substr(1, stem.size()) != stem) return false;
   if (name[1 + stem.size()] != '.') return false;

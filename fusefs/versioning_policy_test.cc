@@ -108,6 +108,15 @@ TEST(IsTempCopyOfTest, RsyncsShortenedNames) {
   // Cut before a plain byte: the characters before the cut stay.
   const std::string mixed = "a" + e_acute.substr(0, 244) + std::string(20, 'z');
   EXPECT_TRUE(IsTempCopyOf(".a" + e_acute.substr(0, 244) + "z.lEVYrZ", mixed));
+  // A name of characters alone, past 246 bytes: nothing of it stays, and the
+  // copy is a dot and the six characters.
+  std::string cjk;
+  for (int i = 0; i < 84; ++i) cjk += "\xe6\x96\x87";
+  EXPECT_TRUE(IsTempCopyOf(".aaweDv", cjk));
+  EXPECT_TRUE(IsTempCopyOf(".yFraJL", e_acute));
+  EXPECT_FALSE(IsTempCopyOf(".aaweD", cjk));
+  EXPECT_FALSE(IsTempCopyOf(".aawe_v", cjk));
+  EXPECT_FALSE(IsTempCopyOf(".aaweDv", "short.md"));  // a name that is kept
 }
 
 TEST(IsTempCopyMoveTest, ToItsNameOrIntoTheDelayDirBelow) {

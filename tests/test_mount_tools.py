@@ -521,12 +521,13 @@ def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
     version created at NAME, an update one more version, and a second run
     with nothing changed adds none; the copies are byte-identical. That holds
     for the names rsync shortens in its copy's name too (a dotfile's own dot, a
-    trailing dot, a name past 246 bytes, cut inside a character)."""
+    trailing dot, a name past 246 bytes, cut inside a character, one cut to
+    nothing)."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     files = {"a.md": "alpha\n", "sub/b.md": "beta\n", "c.txt": "x" * 5000,
              ".hidden": "h\n", "trail.": "t\n", "L" * 250 + ".md": "long\n",
-             "n" + "\u00e9" * 125 + ".md": "accents\n"}
+             "n" + "\u00e9" * 125 + ".md": "accents\n", "\u6587" * 84: "no ascii\n"}
     for rel, text in files.items():
         (src / rel).write_text(text)
     dest = str(mnt.path / "rs") + "/"
