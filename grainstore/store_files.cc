@@ -47,18 +47,19 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
   // row inserted here starts with that reference.
   const bool versioned = n.versioning != Versioning::kUnversioned;
   bool inserted = false;
-  std::optional<BodyPlan> plan;
-  if (versioned) {
-    auto planned = PlanBody(*node, body, prefix, known);
-    if (!planned) return planned.error();
-    plan = std::move(*planned);
-  }
-  auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted, plan ? &*plan : nullptr);
+  // An unversioned file's body is planned as a versioned one's: a log or a
+  // database's -wal kept under a temp name is appended to at every save,
+  // and stored whole each time it cost the square of its size. Its bases
+  // stay while a delta holds them (AdjustRefs), and every base an append
+  // run picks lies under the file's current body.
+  auto plan = PlanBody(*node, body, prefix, known);
+  if (!plan) return plan.error();
+  auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted, &*plan);
   if (!body_id) return body_id.error();
   const NodeInfo before = *node;
   // Stored whole without a splice weighed: see below, once the chain is known.
-  const bool weigh_splice = inserted && plan && !plan->splice_tried && plan->base_id == 0;
-  if (plan) KeepSealedBody(before, *body_id, inserted, std::move(*plan), body);
+  const bool weigh_splice = inserted && !plan->splice_tried && plan->base_id == 0;
+  KeepSealedBody(before, *body_id, inserted, std::move(*plan), body);
   out->created = false;
   out->new_version = false;
   if (n.versioning == Versioning::kUnversioned) {
