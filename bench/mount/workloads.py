@@ -3,6 +3,7 @@
 work and returns the number of errors it saw (failed calls or commands,
 wrong content, wrong counts). `run` times one workload."""
 import os
+import sqlite3
 import subprocess
 import time
 
@@ -106,6 +107,28 @@ def append(root, st):
     return errs
 
 
+def sqlite_wal(root, st):
+    """A SQLite database kept in the directory, in WAL mode, taking 800
+    one-row transactions: its -wal grows at every commit (the mount keeps it
+    unversioned, stored while it lives)."""
+    db = root / "app.db"
+    errs = 0
+    try:
+        c = sqlite3.connect(db)
+        c.execute("PRAGMA journal_mode=wal")
+        c.execute("CREATE TABLE t(v)")
+        c.commit()
+        for k in range(800):
+            with c:
+                c.execute("INSERT INTO t VALUES (?)", ("row %d " % k + "x" * 200,))
+        if c.execute("SELECT count(*) FROM t").fetchone()[0] != 800:
+            errs += 1
+        c.close()
+    except sqlite3.Error:
+        errs += 1
+    return errs
+
+
 def big_log(root, st):
     line = b"x" * 99 + b"\n"
     with open(root / "big.log", "wb") as f:
@@ -193,6 +216,7 @@ def plan(scale):
             ("git add+commit", with_n(git_commit), git_init),
             ("git status", with_n(git_status), None), ("append x1000", with_n(append), None),
             ("append x1000 to 32MiB", with_n(big_append), big_log),
+            ("sqlite x800", with_n(sqlite_wal), None),
             ("sed -i x500", with_n(sed_i), None), ("write 64MiB", with_n(seq_write), None),
             ("read 64MiB", with_n(seq_read), None)]
 
