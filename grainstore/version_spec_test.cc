@@ -51,6 +51,23 @@ TEST(VersionSpecTest, ParsesNumbersAndPrefixes) {
   ExpectParsed("99999999999999999999", 0, "99999999999999999999");
 }
 
+// Leading zeros are decimal at any width, as they are up to ten digits: a
+// number padded past ten characters is still that number (and a prefix too).
+TEST(VersionSpecTest, ZeroPaddedNumbersOfAnyLengthAreNumbers) {
+  ExpectParsed("01", 1, "");
+  ExpectParsed("0000000001", 1, "0000000001");
+  ExpectParsed("00000000001", 1, "00000000001");
+  ExpectParsed("000000000004294967295", 4294967295u, "000000000004294967295");
+  ExpectParsed("000000000004294967296", 0, "000000000004294967296");
+  ExpectParsed(std::string(63, '0') + "2", 2, std::string(63, '0') + "2");
+  // Past 64 characters no prefix is left, but the number still is.
+  ExpectParsed(std::string(70, '0') + "3", 3, "");
+  EXPECT_EQ(*Match("00000000002"), 1u);
+  EXPECT_EQ(*Match(std::string(70, '0') + "4"), 3u);
+  EXPECT_EQ(ParseVersionSpec(std::string(70, '0')).error().message(),
+            "versions are numbered from 1, got " + std::string(70, '0'));
+}
+
 TEST(VersionSpecTest, RejectsMalformedNames) {
   for (std::string_view bad : {"", "abc", "abcde", "v1", "-1", "1.5", "12345g", " 1",
                                "abcdefg"}) {

@@ -297,6 +297,22 @@ def test_all_digit_grain_prefixes_name_versions(run_areev, db):
     assert run_areev("cat", "/memories/d.md", "--version", "12", "--db", db).stdout == "body 11\n"
 
 
+# Issue: a zero-padded number was read as decimal up to ten characters only;
+# "00000000001" was then taken for a grain id prefix and named no version.
+def test_zero_padded_version_numbers_of_any_length_are_numbers(run_areev, db, prefs):
+    for spec in ("01", "0000000001", "00000000001", "0" * 40 + "1", "0" * 70 + "1"):
+        cat = run_areev("cat", prefs, "--version", spec, "--db", db)
+        assert (cat.returncode, cat.stdout) == (0, "Vegetarian.\nLikes tea.\n"), (spec, cat)
+    diff = run_areev("diff", prefs, "--from", "00000000002", "--to", "000000000003",
+                     "--db", db)
+    assert diff.returncode == 0, diff.stderr
+    assert diff.stdout.splitlines()[0].startswith(f"--- {prefs}\tv2 ")
+    assert diff.stdout.splitlines()[1].startswith(f"+++ {prefs}\tv3 ")
+    missing = run_areev("cat", prefs, "--version", "00000000009", "--db", db)
+    assert (missing.returncode, missing.stderr) == (
+        1, f"areev: cat {prefs} --version 00000000009: {prefs} has no version 00000000009\n")
+
+
 def test_malformed_version_names_are_usage_errors(run_areev, db, prefs):
     for bad in ("abc", "v1", "-1", "zzzzzz", "1.5"):
         cat = run_areev("cat", prefs, "--version", bad, "--db", db)

@@ -18,9 +18,10 @@ namespace grainstore {
 // Shortest grain-id prefix accepted as a version name.
 inline constexpr std::size_t kMinGrainPrefix = 6;
 
-// A parsed version name. A spec of digits only is a version number, and when it
-// is also long enough it is a grain-id prefix too: "58526585" may be either,
-// since grain ids are hex. The number wins when that version exists.
+// A parsed version name. A spec of digits only is a version number, read as
+// decimal whatever its length ("01" and "00000000001" are 1), and when it is
+// also 6 to 64 characters long it is a grain-id prefix too: "58526585" may be
+// either, since grain ids are hex. The number wins when that version exists.
 struct VersionSpec {
   std::uint32_t number = 0;  // 0: not a number (or too large to be one)
   std::string id_prefix;     // lowercase hex, kMinGrainPrefix+ chars; "" if none
