@@ -171,5 +171,50 @@ TEST_F(PurgeTest, AReaderOnAnOlderSnapshotLeavesOldPagesUntilPurgeRunsAgain) {
   }
 }
 
+// The retry purge's Busy asks for may find a new file written at the path
+// meanwhile. The purged chains are still there to finish: the retry
+// truncates the WAL as it would with no file there, and does not refuse it
+// as a purge of the live file.
+TEST_F(PurgeTest, RetryFinishesTheTruncationWhenANewFileIsLiveAtThePath) {
+  store_.reset();
+  Options options;
+  options.busy_timeout_ms = 200;
+  auto reopened = Store::Open(path_, options);
+  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
+  store_ = std::move(*reopened);
+  const std::string kKey = "/memories/s.md";
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, "SECRET-PINNED-8\n").has_value());
+  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
+  sqlite3* reader = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &reader), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(reader, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM grains", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(store_->Purge(ns_, kKey).code(), StatusCode::kBusy);
+  ASSERT_EQ(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(reader);
+
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, "new\n").has_value());
+  const Status retried = store_->Purge(ns_, kKey);
+  EXPECT_TRUE(retried.ok()) << retried.ToString();
+  EXPECT_EQ(*store_->ReadFile(ns_, kKey), "new\n");  // the new file is left alone
+  for (const char* suffix : {"", "-wal"}) {
+    const std::string raw = test::FileBytes(path_ + suffix);
+    EXPECT_EQ(raw.find("SECRET-PINNED-8"), std::string::npos) << "plaintext left in " << suffix;
+  }
+}
+
+// Only a live file at the path, nothing deleted or purged there: a conflict,
+// as it has always been.
+TEST_F(PurgeTest, ALiveFileWithNothingDeletedAtItsPathIsAConflict) {
+  const std::string kKey = "/memories/live.md";
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, "keep\n").has_value());
+  const Status purged = store_->Purge(ns_, kKey);
+  EXPECT_EQ(purged.code(), StatusCode::kConflict);
+  EXPECT_EQ(purged.message(), "/memories/live.md is live; delete it before purging");
+}
+
 }  // namespace
 }  // namespace grainstore

@@ -407,11 +407,8 @@ Status Store::Purge(NsId ns, std::string_view key) {
       }
     }
     if (chains.empty()) {
-      auto live = s.LiveChain(ns, key, kMemoryFileRelation);
-      if (!live) return live.error();
-      if (live->has_value()) {
-        return Status::Conflict(fmt::format("{} is live; delete it before purging", key));
-      }
+      // Purged before: only the WAL's truncation may be left to finish, even
+      // when a new file has been written at the path since.
       auto purged = s.db.Prepare(kPurged);
       if (!purged) return purged.error();
       purged->BindInt64(1, ns);
@@ -419,8 +416,14 @@ Status Store::Purge(NsId ns, std::string_view key) {
       purged->BindText(3, kMemoryFileRelation);
       const StepResult r = purged->Step();
       if (r == StepResult::kError) return purged->status();
-      if (r == StepResult::kDone) return Status::NotFound(fmt::format("no deleted file at {}", key));
-      // Purged before: only the WAL's truncation may be left to finish.
+      if (r == StepResult::kDone) {
+        auto live = s.LiveChain(ns, key, kMemoryFileRelation);
+        if (!live) return live.error();
+        if (live->has_value()) {
+          return Status::Conflict(fmt::format("{} is live; delete it before purging", key));
+        }
+        return Status::NotFound(fmt::format("no deleted file at {}", key));
+      }
     }
     std::int64_t now = NowNs();
     for (std::int64_t chain : chains) {

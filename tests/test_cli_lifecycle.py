@@ -98,6 +98,24 @@ def test_purge_refuses_a_live_file(run_areev, db, old_file):
     assert run_areev("purge", "/memories/never.md", "--db", db).returncode == 1
 
 
+def test_purge_again_after_a_new_file_at_the_path_finishes_instead_of_refusing(run_areev, db,
+                                                                               old_file):
+    # Purged, then a new file at the same path: running purge again (as its
+    # busy-reader message asks) only finishes the WAL's truncation.
+    memtool(run_areev, db, command="delete", path=old_file)
+    assert run_areev("purge", old_file, "--db", db).returncode == 0
+    memtool(run_areev, db, command="create", path=old_file, file_text="new life\n")
+    again = run_areev("purge", old_file, "--db", db)
+    assert (again.returncode, again.stdout, again.stderr) == (0, f"purged {old_file}\n", "")
+    assert run_areev("cat", old_file, "--db", db).stdout == "new life\n"
+    # A live file with nothing deleted at its path is still refused, clearly.
+    memtool(run_areev, db, command="create", path="/memories/only.md", file_text="x\n")
+    live = run_areev("purge", "/memories/only.md", "--db", db)
+    assert (live.returncode, live.stderr) == (
+        1, "areev: purge /memories/only.md: /memories/only.md is live; delete it before "
+           "purging\n")
+
+
 def test_rename_keeps_history_at_new_path(run_areev, db, old_file):
     before = versions(run_areev, db, old_file)
     out = memtool(run_areev, db, command="rename", old_path=old_file, new_path="/memories/new/n.md")

@@ -297,8 +297,11 @@ class Store {
   Status Restore(NsId ns, std::string_view key, ChainId chain = 0);
   // Erases for good the bodies of every deleted chain at key, and the salts
   // of their grain ids, so no id confirms a guessed body (no plaintext left
-  // in the database file or its WAL once no reader pins old pages).
-  // NotFound (no deleted chain there), Conflict (the file is live).
+  // in the database file or its WAL once no reader pins old pages). When
+  // every deleted chain there is purged already, only truncates the WAL (a
+  // retry after Busy), whether or not a new file is live at key now.
+  // NotFound (no deleted or purged chain there), Conflict (only a live file
+  // there), Busy (purged, but readers kept the WAL from being truncated).
   Status Purge(NsId ns, std::string_view key);
 
   // ---- Facts and events -------------------------------------------------
