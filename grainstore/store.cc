@@ -8,10 +8,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -254,6 +257,95 @@ Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* re
   }
 }
 
+// The store's files (the file, its -wal, -shm and -journal) that do not
+// exist before a command that may create the store: what a creation that
+// fails must remove, and nothing else.
+struct AbsentFiles {
+  std::vector<std::string> paths;
+  bool store_file = false;  // the store file itself is among them
+
+  static AbsentFiles At(const std::string& path) {
+    AbsentFiles absent;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      struct stat st {};
+      const std::string file = path + suffix;
+      // A dangling symbolic link exists: SQLite would create its target,
+      // which is left alone.
+      if (::lstat(file.c_str(), &st) != 0 && errno == ENOENT) {
+        absent.paths.push_back(file);
+        if (*suffix == '\0') absent.store_file = true;
+      }
+    }
+    return absent;
+  }
+};
+
+// Whether the SQLite file at `path` can hold no table, read from its size
+// alone: it is empty, or its first page (the schema's) is all there is and
+// its -wal holds no frame (a 32-byte header at most). An areev store has
+// tables on pages of their own. False when that cannot be told.
+bool HoldsNoTables(const std::string& path) {
+  namespace fs = std::filesystem;
+  constexpr std::uintmax_t kWalHeader = 32;
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) return false;
+  if (size == 0) return true;
+  const std::uintmax_t wal = fs::file_size(path + "-wal", ec);
+  if (!ec && wal > kWalHeader) return false;
+  unsigned char header[18] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  const bool read = std::fread(header, 1, sizeof header, f) == sizeof header;
+  std::fclose(f);
+  if (!read || std::memcmp(header, "SQLite format 3", 16) != 0) return false;
+  const unsigned raw = (unsigned{header[16]} << 8) | header[17];
+  const std::uintmax_t page_size = raw == 1 ? 65536 : raw;  // 1 stands for 65536
+  return page_size >= 512 && size <= page_size;
+}
+
+// A new store that could not be written for want of room: its files are
+// removed (bad input leaves nothing behind) and the failure said as
+// docs/cli.md says it, unless the file came to hold a store after all (made
+// by another process meanwhile). `impl` is closed first.
+Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
+                       const AbsentFiles& absent, Status status) {
+  // SQLite says FULL when a page does not fit, an I/O error (errno ENOSPC)
+  // when the -shm cannot grow.
+  const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC;
+  if (!no_room || !absent.store_file) return status;
+  auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
+  impl.reset();
+  // A connection that could not grow its -shm cannot read either: the file
+  // is then judged by its size.
+  const bool not_a_store = holds.has_value() ? !*holds : HoldsNoTables(path);
+  if (!not_a_store) return status;
+  std::error_code ec;
+  for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  return Status::IOError(fmt::format("cannot create a file in {}: its filesystem is full ({})",
+                                     dir.string(), std::strerror(ENOSPC)))
+      .WithErrno(ENOSPC);
+}
+
+// After the file is open: checks that it holds a store (or may become one),
+// then sets the connection up and brings the schema up to date, the steps
+// that first write a new store.
+Status PrepareConnection(StoreImpl* impl, const std::string& path, const Options& options,
+                         const std::string& busy) {
+  GRAINSTORE_RETURN_IF_ERROR(impl->db.Exec(busy.c_str()));
+  if (!options.create_if_missing) {
+    GRAINSTORE_RETURN_IF_ERROR(ExplainOpenError(
+        path, WaitForCreator([&] { return HoldsStore(&impl->db); },
+                             "the file is a SQLite database but not an areev store")));
+  } else if (auto holds = HoldsStore(&impl->db); !holds.has_value()) {
+    return ExplainOpenError(path, holds.error());
+  }
+  GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
+  return Migrate(&impl->db);
+}
+
 }  // namespace
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
@@ -271,6 +363,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   ForkHoldOff opening;
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
+  const AbsentFiles absent =
+      options.create_if_missing ? AbsentFiles::At(path) : AbsentFiles{};
   GRAINSTORE_RETURN_IF_ERROR(
       ExplainOpenError(path, OpenStoreFile(&impl->db, path, options.create_if_missing)));
   // A caller that may not create a store reads: SQLite would take an empty
@@ -290,16 +384,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   // Another program's database is refused as it was found, before
   // ConfigureConnection switches it to WAL.
   const std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
-  GRAINSTORE_RETURN_IF_ERROR(impl->db.Exec(busy.c_str()));
-  if (!options.create_if_missing) {
-    GRAINSTORE_RETURN_IF_ERROR(ExplainOpenError(
-        path, WaitForCreator([&] { return HoldsStore(&impl->db); },
-                             "the file is a SQLite database but not an areev store")));
-  } else if (auto holds = HoldsStore(&impl->db); !holds.has_value()) {
-    return ExplainOpenError(path, holds.error());
+  if (Status ready = PrepareConnection(impl.get(), path, options, busy); !ready.ok()) {
+    return AbandonNewStore(std::move(impl), path, absent, std::move(ready));
   }
-  GRAINSTORE_RETURN_IF_ERROR(ConfigureConnection(&impl->db, options));
-  GRAINSTORE_RETURN_IF_ERROR(Migrate(&impl->db));
   // A write waiting for another process's write lock lets the Store's other
   // callers (other threads of a mount, other promises of a binding) go on:
   // their reads answer, and their writes wait alongside it, each up to the

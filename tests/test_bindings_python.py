@@ -237,6 +237,9 @@ def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
         with pytest.raises(areev.StoreError) as e:
             areev.Areev(str(fs / "new.db"))
         assert e.value.errno == errno.ENOSPC, str(e.value)
+        assert str(e.value) == (f"cannot open store {fs / 'new.db'}: cannot create a file in "
+                                f"{fs}: its filesystem is full (No space left on device)")
+        assert sorted(os.listdir(fs)) == ["pad"]  # no empty store file left behind
 
 
 # Issue: a handle opened while the store's disk was full read the store as a

@@ -1021,6 +1021,33 @@ def test_a_store_that_cannot_be_created_for_want_of_inodes_says_so(run_areev, tm
         assert not (fs / "new.db").exists()
 
 
+# Issue: a new store on a filesystem with inodes but no room said SQLite's
+# "the store: database or disk is full" (or "disk I/O error" when only the
+# -shm could not grow) and left an empty or one-page store file behind, which
+# later commands waited on and then called "not an areev store".
+@pytest.mark.parametrize("room", [0, 20 << 10])
+def test_a_new_store_on_a_full_disk_says_so_and_leaves_no_file(run_areev, tmp_path, room):
+    with tmpfs(tmp_path / "full", "size=256k") as fs:
+        (fs / "empty.db").touch()  # existed before: never removed
+        (fs / "other.db-wal").write_bytes(b"")  # a sidecar with no store yet: kept too
+        pad = fill(fs)
+        os.truncate(pad, pad.stat().st_size - room)
+        before = sorted(os.listdir(fs))
+        for name in ("new.db", "other.db"):
+            proc = run_areev("memtool", create("/memories/a.md", "a\n"), "--db", str(fs / name))
+            assert (proc.returncode, proc.stderr) == (
+                3, f"areev: cannot open store {fs / name}: cannot create a file in {fs}: its "
+                   f"filesystem is full (No space left on device)\n"), proc.stderr
+            assert sorted(os.listdir(fs)) == before
+        kept = run_areev("memtool", create("/memories/a.md", "a\n"), "--db", str(fs / "empty.db"))
+        assert kept.returncode != 0
+        assert (fs / "empty.db").exists()
+        later = run_areev("log", "--db", str(fs / "new.db"))
+        assert (later.returncode, later.stderr) == (
+            3, f"areev: cannot open store {fs / 'new.db'}: no such file (only commands that "
+               f"write create a store)\n")
+
+
 # Issue: a purge whose final checkpoint could not grow the database file on a
 # full disk said only "database or disk is full", after the purge had
 # committed. It now says the file is purged and what may remain; a purge run
