@@ -1,11 +1,13 @@
 """Runs the Node binding's tests (`node --test tests/node/`) against the freshly
-built addon, installing tests/node's dependencies (@anthropic-ai/sdk) first."""
+built addon, installing tests/node's dependencies (@anthropic-ai/sdk) first, and
+checks a few behaviours that need a tmpfs from here."""
 import re
 import shutil
 import subprocess
 
 import pytest
 
+from disk_util import tmpfs
 from test_bindings_common import PACKAGING_SKIP, ROOT, node_env
 
 NODE_TESTS = ROOT / "tests" / "node"
@@ -39,6 +41,29 @@ def test_node_suite():
     skipped = int(re.search(r"^# skipped (\d+)$", proc.stdout, re.M).group(1))
     assert failed == 0 and skipped == 0
     assert passed >= 120, summary
+
+
+# Issue: a namespace that could not be created in a store the process may only
+# read rejected with the store's words alone ("the store cannot be written:
+# ..."), naming neither the store nor the step; Python's StoreError alike.
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_namespace_that_cannot_be_created_names_the_store_and_the_step(tmp_path):
+    script = (
+        "const { Areev } = require(process.argv[1]);\n"
+        "new Areev(process.argv[2]).close();\n"
+        "require('node:child_process').execFileSync('sh', ['-c', process.argv[3]]);\n"
+        "try { new Areev(process.argv[2], 'newns'); console.log('opened'); }\n"
+        "catch (e) { console.log(`${e.code}: ${e.message}`); }\n")
+    with tmpfs(tmp_path / "fs", "size=2m") as fs:
+        db = str(fs / "own.db")
+        fill_cmd = f"cat /dev/zero > {fs}/pad 2>/dev/null; true"
+        proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"), db,
+                               fill_cmd], env=node_env(), capture_output=True, text=True,
+                              timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(
+        f"ERR_AREEV_STORE: cannot create namespace newns in store {db}: the store cannot be "
+        "written: it was opened read-only, as a snapshot, because the filesystem of "), proc.stdout
 
 
 @pytest.mark.skipif(PACKAGING_SKIP, reason="packaging is checked in the release pass")

@@ -242,6 +242,23 @@ def test_store_error_carries_the_errno_behind_it(areev, tmp_path):
         assert sorted(os.listdir(fs)) == ["pad"]  # no empty store file left behind
 
 
+# Issue: a namespace that could not be created in a store this process may
+# only read said only "the store cannot be written: ...", naming neither the
+# store nor the step that failed.
+def test_a_namespace_that_cannot_be_created_names_the_store_and_the_step(areev, tmp_path):
+    with tmpfs(tmp_path / "fs", "size=2m") as fs:
+        db = str(fs / "own.db")
+        areev.Areev(db).close()
+        fill(fs)  # the store opens read-only, as a snapshot
+        with areev.Areev(db) as existing:  # an existing namespace still opens
+            assert existing.memory_tool('{"command":"view","path":"/memories"}')
+        with pytest.raises(areev.StoreError) as e:
+            areev.Areev(db, "newns")
+        assert str(e.value).startswith(
+            f"cannot create namespace newns in store {db}: the store cannot be written: it was "
+            "opened read-only, as a snapshot, because the filesystem of "), str(e.value)
+
+
 # Issue: a handle opened while the store's disk was full read the store as a
 # snapshot for its whole life: once there was room it still refused every
 # write, and once another process wrote the store every read failed with

@@ -1,5 +1,6 @@
 #include "binding_core.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -38,6 +39,21 @@ void Fail(const grainstore::Status& status, BindingError* error) {
   error->sys_errno = grainstore::ErrnoOf(status);
 }
 
+// The namespace `ns` of the store at `path`, created when missing. A failure
+// names the store and the step ("cannot create namespace work in store
+// own.db: the store cannot be written: ..."), as the CLI's does.
+std::optional<grainstore::NsId> OpenNamespace(grainstore::Store& store, const std::string& path,
+                                              std::string_view ns, BindingError* error) {
+  auto found = store.FindNamespace(ns);
+  const bool missing = !found.has_value() && found.error().IsNotFound();
+  auto ns_id = missing ? store.Namespace(ns) : std::move(found);
+  if (ns_id.has_value()) return *ns_id;
+  Fail(ns_id.error(), error);
+  error->message = "cannot " + std::string(missing ? "create" : "open") + " namespace " +
+                   std::string(ns) + " in store " + path + ": " + error->message;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Handle::Handle(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
@@ -61,11 +77,8 @@ std::unique_ptr<Handle> Handle::Open(const std::string& path, std::string_view n
     }
     return nullptr;
   }
-  auto ns_id = (*store)->Namespace(ns);
-  if (!ns_id.has_value()) {
-    Fail(ns_id.error(), error);
-    return nullptr;
-  }
+  auto ns_id = OpenNamespace(**store, path, ns, error);
+  if (!ns_id.has_value()) return nullptr;
   auto shared = std::make_shared<Shared>();
   shared->store = std::move(store).value();
   shared->ns = *ns_id;
