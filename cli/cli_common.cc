@@ -14,6 +14,7 @@
 #include <utility>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "grainstore/display_text.h"
 #include "grainstore/options.h"
@@ -61,8 +62,16 @@ std::string& OpenedStorePath() {
 
 }  // namespace
 
+std::string WithLockWait(std::string text) {
+  if (!text.ends_with("database is locked")) return text;
+  const int seconds = grainstore::Options{}.busy_timeout_ms / 1000;
+  return fmt::format("{}: waited {} s for another process's write lock; try again once it "
+                     "lets go",
+                     text, seconds);
+}
+
 int ReportError(std::string_view what, const grainstore::Status& status) {
-  std::string text = status.message();
+  std::string text = WithLockWait(status.message());
   if (text.empty())
     text = std::string(grainstore::StatusCodeName(status.code()));
   if (status.code() == grainstore::StatusCode::kCorruption && !OpenedStorePath().empty()) {
@@ -138,7 +147,7 @@ int OpenFailure(const GlobalOptions& global, Access access, const grainstore::St
   const int code = st.code() == grainstore::StatusCode::kInvalidArgument ? kExitUsage
                    : st.code() == grainstore::StatusCode::kBusy          ? kExitFailed
                                                                         : kExitStore;
-  std::string why = st.message().empty() ? st.ToString() : st.message();
+  std::string why = WithLockWait(st.message().empty() ? st.ToString() : st.message());
   // Only a file known to be absent: one in a directory the user may not
   // search is not known to exist or not (exists() fails with EACCES), and
   // the store's own message says so.
@@ -148,6 +157,21 @@ int OpenFailure(const GlobalOptions& global, Access access, const grainstore::St
     why = "no such file (only commands that write create a store)";
   }
   return Fail(code, fmt::format("cannot open store {}: {}", global.db, why));
+}
+
+// "; it has namespaces a, b (choose one with --ns NAME)": the first few the
+// store has, by name, for a command that named none it has. "" when they
+// cannot be listed.
+std::string NamespacesHint(grainstore::Store& store) {
+  constexpr std::size_t kNamed = 5;
+  auto names = store.ListNamespaces();
+  if (!names.has_value()) return "";
+  if (names->empty()) return " (the store has no namespace yet)";
+  const std::size_t more = names->size() > kNamed ? names->size() - kNamed : 0;
+  names->resize(names->size() - more);
+  return fmt::format("; it has namespace{} {}{} (choose one with --ns NAME)",
+                     names->size() + more > 1 ? "s" : "", fmt::join(*names, ", "),
+                     more > 0 ? fmt::format(" and {} more", more) : "");
 }
 
 }  // namespace
@@ -193,8 +217,8 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
                                      : session->store->FindNamespace(global.ns);
   if (!ns.has_value()) {
     if (ns.error().IsNotFound()) {
-      *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}",
-                                                 global.ns, global.db));
+      *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}{}", global.ns,
+                                                 global.db, NamespacesHint(*session->store)));
     } else {
       *exit_code = ReportError(fmt::format("namespace {}", global.ns), ns.error());
     }

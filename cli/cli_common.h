@@ -56,6 +56,11 @@ struct Command {
 // InvalidArgument -> usage (2), Corruption -> store (3), everything else -> 1.
 int ExitCodeFor(const grainstore::Status& status);
 
+// `text` with, when it is SQLite's "database is locked" (said once the busy
+// timeout ran out), how long it waited and what to do: "...: waited 30 s for
+// another process's write lock; try again once it lets go".
+std::string WithLockWait(std::string text);
+
 // Prints "areev: <what>: <message>" to stderr and returns ExitCodeFor(status).
 int ReportError(std::string_view what, const grainstore::Status& status);
 

@@ -128,7 +128,7 @@ class StdinLines {
 
 // A store failure's own message goes to stderr; stdout keeps the contract's.
 void LogDetail(const memtool::ToolResult& result) {
-  if (!result.detail.empty()) (void)Fail(kExitFailed, "memtool: " + result.detail);
+  if (!result.detail.empty()) (void)Fail(kExitFailed, "memtool: " + WithLockWait(result.detail));
 }
 
 // The store, opened at the first command that needs it, so that a session

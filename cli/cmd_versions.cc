@@ -302,7 +302,12 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto chain = PickChain(s, key, grainstore::kMemoryFileRelation, args.chain_opt, args.chain);
-  if (!chain.has_value()) return ReportError(fmt::format("diff {}", key), chain.error());
+  if (!chain.has_value()) {
+    // Without --chain, what lies at the path is named as `history` names it.
+    const bool by_path = args.chain_opt->count() == 0;
+    return ReportError(fmt::format("diff {}", key),
+                       by_path ? WhyNoHistory(s, key, chain.error()) : chain.error());
+  }
   const grainstore::ChainInfo* given = args.chain_opt->count() > 0 ? &*chain : nullptr;
   grainstore::VersionInfo to;
   if (args.to_opt->count() > 0) {

@@ -20,6 +20,13 @@
 
 namespace cli {
 
+// A value as an error message quotes it: as given, but quoted when it is
+// empty or has blanks in it, which would otherwise show as nothing.
+inline std::string ShownValue(const std::string& value) {
+  if (!value.empty() && value.find_first_of(" \t\r\n\v\f") == std::string::npos) return value;
+  return "'" + value + "'";
+}
+
 // For every integer option (counts, sequence numbers, chain ids): plain
 // decimal digits whose value lies in [lo, hi], else a usage error "must be a
 // decimal number from LO to HI, got X". Attach with transform(), not check():
@@ -31,7 +38,7 @@ inline CLI::Validator DecimalIn(std::uint64_t lo, std::uint64_t hi) {
         const std::optional<std::uint64_t> n = ParseDecimal(value, lo, hi);
         if (!n.has_value()) {
           return "must be a decimal number from " + std::to_string(lo) + " to " +
-                 std::to_string(hi) + ", got " + value;
+                 std::to_string(hi) + ", got " + ShownValue(value);
         }
         value = std::to_string(*n);
         return "";

@@ -157,6 +157,34 @@ std::vector<std::string> NotTakenAfterOptionsEnd(const CLI::App& command,
   return {after.begin(), after.end() - static_cast<std::ptrdiff_t>(matched)};
 }
 
+// Whether `arg` is written as an option ("-x", "--name", "--name=value")
+// rather than as a value ("-" is stdin). An argument left over that starts
+// with '-', "-1" too, is far more likely a mistyped option than a value.
+bool LooksLikeAnOption(std::string_view arg) { return arg.size() > 1 && arg[0] == '-'; }
+
+// Why the first argument, where a subcommand belongs, is refused.
+std::string NotACommand(const std::string& arg) {
+  if (arg == "--version") return "--version takes no other arguments";
+  if (arg.starts_with("--version=")) return "--version takes no value, got '" + arg + "'";
+  if (LooksLikeAnOption(arg)) return "unknown option '" + arg + "'";
+  return "unknown command '" + arg + "'";
+}
+
+// Why arguments a subcommand does not take are refused: options it does not
+// know by that name, else CLI11's words for any argument too many.
+std::string NotExpected(const std::vector<std::string>& extras) {
+  const bool options = std::all_of(extras.begin(), extras.end(), LooksLikeAnOption);
+  if (options) {
+    std::vector<std::string> quoted;
+    for (const std::string& extra : extras) quoted.push_back("'" + extra + "'");
+    return fmt::format("unknown option{} {}", extras.size() > 1 ? "s" : "",
+                       fmt::join(quoted, " "));
+  }
+  return fmt::format("The following {} not expected: {}",
+                     extras.size() > 1 ? "arguments were" : "argument was",
+                     fmt::join(extras, " "));
+}
+
 bool TakesPositionals(const CLI::App& command) {
   return !command.get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
 }
@@ -223,18 +251,12 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty()) {
-      if (rest.front() == "--version") {
-        return cli::Fail(cli::kExitUsage, "--version takes no other arguments");
-      }
-      return cli::Fail(cli::kExitUsage, "unknown command '" + rest.front() + "'");
+      return cli::Fail(cli::kExitUsage, NotACommand(rest.front()));
     }
     // CLI11 2.1 names the extra arguments last first.
     if (const std::vector<std::string> extras = app.remaining(true);
         dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !extras.empty()) {
-      return cli::Fail(cli::kExitUsage,
-                       fmt::format("The following {} not expected: {}",
-                                   extras.size() > 1 ? "arguments were" : "argument was",
-                                   fmt::join(extras, " ")));
+      return cli::Fail(cli::kExitUsage, NotExpected(extras));
     }
     return cli::Fail(cli::kExitUsage, e.what());
   }

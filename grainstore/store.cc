@@ -239,7 +239,13 @@ Status ExplainOpenError(const std::string& path, Status status, bool via_link = 
   }
   if (::access(path.c_str(), R_OK) != 0) {
     const int err = errno;
-    return same_code(fmt::format("cannot read the file: {}", std::strerror(err)), err);
+    if (err == ENAMETOOLONG) {
+      return same_code(fmt::format("its file name is longer than the filesystem allows ({})",
+                                   std::strerror(err)),
+                       err);
+    }
+    // "open", not "read": the command may have meant to create the file.
+    return same_code(fmt::format("cannot open the file: {}", std::strerror(err)), err);
   }
   return status;
 }

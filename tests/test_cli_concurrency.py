@@ -112,27 +112,44 @@ def test_reads_do_not_wait_for_a_writer_holding_the_lock(run_areev, db):
 # Issue: a store another program kept locked past the 30 s busy timeout while
 # areev opened it was exit 3 ("cannot open store"), though docs/cli.md puts
 # a lock held past the timeout under exit 1, as it is once the store is open.
+# Issue: the message was SQLite's "database is locked" alone; it now says how
+# long it waited, for what, and to try again. Writes that wait for another
+# process's write lock (the second store) say the same.
 def test_a_store_locked_past_the_busy_timeout_while_opening_is_exit_1(areev_bin, db):
     if os.environ.get("AREEV_PRESET") == "asan":
         pytest.skip("waits out the 30 s timeout; the release pass covers it")
     create = json.dumps({"command": "create", "path": "/memories/a.md", "file_text": "a\n"})
-    assert subprocess.run([areev_bin, "memtool", create, "--db", db]).returncode == 0
+    written = db + ".w"
+    for store in (db, written):
+        assert subprocess.run([areev_bin, "memtool", create, "--db", store]).returncode == 0
     holder = sqlite3.connect(db, isolation_level=None)
+    writer = sqlite3.connect(written, isolation_level=None)
+    waited = ": database is locked: waited 30 s for another process's write lock; try again " \
+             "once it lets go\n"
     try:
         holder.execute("PRAGMA locking_mode = EXCLUSIVE")
         holder.execute("BEGIN EXCLUSIVE")
         holder.execute("INSERT INTO counters VALUES('zz', 1)")
+        writer.execute("BEGIN IMMEDIATE")  # reads go on, writes wait
         view = json.dumps({"command": "view", "path": "/memories/a.md"})
-        procs = [subprocess.Popen([areev_bin, *args, "--db", db], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-                 for args in (["cat", "/memories/a.md"], ["memtool", view], ["log"])]
+        runs = [(store, args) for store, args in
+                ((db, ["cat", "/memories/a.md"]), (db, ["memtool", view]), (db, ["log"]),
+                 (written, ["add", "--subject", "s", "--relation", "r"]),
+                 (written, ["memtool", json.dumps({"command": "create", "path": "/memories/b.md",
+                                                   "file_text": "b\n"})]),
+                 (written, ["memtool", view, "--ns", "brandnew"]))]
+        procs = [subprocess.Popen([areev_bin, *args, "--db", store], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for store, args in runs]
         for proc in procs:
             out, err = proc.communicate(timeout=90)
             assert proc.returncode == 1, (proc.args, err)
-            assert out == "" and "database is locked" in err, (proc.args, err)
+            assert err.endswith(waited), (proc.args, err)
+            assert out in ("", "Error: Storage operation failed for /memories/b.md (Busy)"), out
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+        writer.execute("ROLLBACK")
+        writer.close()
     assert subprocess.run([areev_bin, "cat", "/memories/a.md", "--db", db],
                           capture_output=True, text=True).stdout == "a\n"
 

@@ -43,13 +43,84 @@ def test_exit_codes(run_areev, db):
     # A usage error is one line too, like every other error.
     flag = run_areev("log", "--frobnicate", "--db", db)
     assert (flag.returncode, flag.stderr) == (
-        2, "areev: The following argument was not expected: --frobnicate; run with --help\n")
+        2, "areev: unknown option '--frobnicate'; run with --help\n")
     negative = run_areev("diff", "/memories/a", "-U", "-1", "--db", db)
     assert (negative.returncode, negative.stderr) == (
         2, "areev: --unified: must be a decimal number from 0 to 18446744073709551615, "
            "got -1; run with --help\n")
     assert run_areev().returncode == 2
     assert run_areev("cat", "/memories/a", "--db", db, "--ns", "bad name!").returncode == 2
+
+
+# Issue: an option where the subcommand belongs was called an unknown command,
+# and an empty value was shown as nothing ("got ; run with --help").
+def test_unknown_options_and_empty_values_are_named_as_such(run_areev, db):
+    for args, said in ((["--bogus"], "unknown option '--bogus'"),
+                       (["--bogus", "log"], "unknown option '--bogus'"),
+                       (["--version=1"], "--version takes no value, got '--version=1'"),
+                       (["log", "-x", "--db", db], "unknown option '-x'"),
+                       (["log", "-x", "--y", "--db", db], "unknown options '-x' '--y'"),
+                       (["log", "--after=", "--db", db],
+                        "--after: must be a decimal number from 0 to 18446744073709551615, "
+                        "got ''"),
+                       (["log", "--limit", " 1", "--db", db],
+                        "--limit: must be a decimal number from 0 to 18446744073709551615, "
+                        "got ' 1'")):
+        proc = run_areev(*args)
+        assert (proc.returncode, proc.stderr) == (2, f"areev: {said}; run with --help\n"), args
+    assert not os.path.exists(db)
+
+
+# Issue: a command that named a namespace the store lacks said only "namespace
+# default not found in X", with no hint of --ns or of the namespaces there.
+def test_a_missing_namespace_names_the_ones_the_store_has(run_areev, db):
+    for ns in ("work", "assistant", "b", "c", "d", "e"):
+        assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db,
+                         "--ns", ns).returncode == 0
+    proc = run_areev("history", "/memories/a.md", "--db", db)
+    assert (proc.returncode, proc.stderr) == (
+        1, f"areev: namespace default not found in {db}; it has namespaces assistant, b, c, d, "
+           f"e and 1 more (choose one with --ns NAME)\n")
+    one = db + ".one"
+    assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", one,
+                     "--ns", "assistant").returncode == 0
+    proc = run_areev("cat", "/memories/a.md", "--db", one, "--ns", "nope")
+    assert (proc.returncode, proc.stderr) == (
+        1, f"areev: namespace nope not found in {one}; it has namespace assistant (choose one "
+           f"with --ns NAME)\n")
+
+
+# Issue: `diff` of a directory said only "no history for P (memory_file)";
+# `history` of it adds that it is a directory.
+def test_diff_of_a_directory_says_it_is_one(run_areev, db):
+    assert run_areev("memtool", create("/memories/d/a.md", "a\n"), "--db", db).returncode == 0
+    for command in ("diff", "history"):
+        proc = run_areev(command, "/memories/d", "--db", db)
+        assert (proc.returncode, proc.stderr) == (
+            1, f"areev: {command} /memories/d: no history for /memories/d (memory_file); it is "
+               f"a directory\n"), command
+
+
+# Issue: a --db whose last name is over 255 bytes said "cannot read the file"
+# also to commands that would have created it.
+def test_a_store_name_too_long_for_the_filesystem_is_named_as_such(run_areev, tmp_path):
+    long_name = str(tmp_path / ("a" * 300 + ".db"))
+    for args in (["memtool", create("/memories/a.md", "a\n")], ["log"]):
+        proc = run_areev(*args, "--db", long_name)
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store {long_name}: its file name is longer than the "
+               f"filesystem allows (File name too long)\n"), args
+
+
+# Issue: `umount ''` said "umount:  is not mounted", and a mount of another
+# type was "a ext4 mount".
+def test_umount_of_an_empty_name_or_another_kind_of_mount_reads_well(run_areev):
+    empty = run_areev("umount", "")
+    assert (empty.returncode, empty.stderr) == (
+        2, "areev: umount: the mountpoint must not be empty; run with --help\n")
+    proc = run_areev("umount", "/proc")
+    assert (proc.returncode, proc.stderr) == (
+        1, "areev: umount: /proc is not a FUSE mount (its type is proc)\n")
 
 
 def test_corrupt_db_gives_exit_3_with_clear_message(run_areev, tmp_path):
@@ -100,7 +171,7 @@ def test_a_store_path_that_is_a_symbolic_link_is_explained_at_its_target(run_are
     (tmp_path / "loop2").symlink_to("loop1")
     proc = run_areev("memtool", create("/memories/a", "a"), "--db", "loop1", cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (
-        3, "areev: cannot open store loop1: cannot read the file: Too many levels of symbolic "
+        3, "areev: cannot open store loop1: cannot open the file: Too many levels of symbolic "
            "links\n")
     (tmp_path / "no").mkdir()
     assert run_areev("memtool", create("/memories/a", "a"), "--db", "chain.db",
@@ -528,9 +599,11 @@ def test_integer_options_take_plain_decimal_digits_only(run_areev, db):
         extra = ["0", str(int(hi) + 1)] if lo == "1" else []
         for value in bad_values + extra:
             proc = run_areev(*command, value, "--db", db)
+            # An empty value, or one with blanks, is quoted so that it shows.
+            shown = f"'{value}'" if value.strip() != value or not value else value
             assert (proc.returncode, proc.stdout, proc.stderr) == (
                 2, "", f"areev: {name}: must be a decimal number from {lo} to {hi}, "
-                       f"got {value}; run with --help\n"), (command, value)
+                       f"got {shown}; run with --help\n"), (command, value)
     # Leading zeros are still decimal (strtoull would read "010" as octal 8).
     limited = json.loads(run_areev("log", "--limit", "010", "--json", "--db", db).stdout)
     assert len(limited) == 10

@@ -282,8 +282,8 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     assert (proc.returncode, proc.stderr) == (1, f"areev: umount: {tmp_path} is not mounted\n")
     assert time.monotonic() - started < 1.5  # said at once, not after retrying
     proc = run_areev("umount", "/proc")
-    assert (proc.returncode, proc.stderr) == (1, "areev: umount: /proc is a proc mount, "
-                                                 "not a FUSE one\n")
+    assert (proc.returncode, proc.stderr) == (1, "areev: umount: /proc is not a FUSE mount "
+                                                 "(its type is proc)\n")
 
 
 def test_mount_refuses_a_second_areev_mount_on_one_mountpoint(run_areev, db, tmp_path):
