@@ -12,7 +12,6 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "commands.h"
 #ifdef AREEV_HAVE_FUSE
@@ -129,21 +128,6 @@ int RunMountCmd(const GlobalOptions& global, const MountArgs& args) {
 #endif
 }
 
-#ifdef AREEV_HAVE_FUSE
-// fusefs::Unmount's "X is a TYPE mount, not a FUSE one" put without an
-// article, which "a ext4" gets wrong; other messages pass unchanged.
-std::string WithoutArticle(const std::string& mountpoint, const std::string& error) {
-  const std::string head = mountpoint + " is a ";
-  const std::string tail = " mount, not a FUSE one";
-  if (!error.starts_with(head) || !error.ends_with(tail) ||
-      error.size() <= head.size() + tail.size()) {
-    return error;
-  }
-  const std::string type = error.substr(head.size(), error.size() - head.size() - tail.size());
-  return fmt::format("{} is not a FUSE mount (its type is {})", mountpoint, type);
-}
-#endif
-
 int RunUmountCmd(const std::string& mountpoint, bool abort) {
 #ifdef AREEV_HAVE_FUSE
   // An empty name is no path ("umount:  is not mounted" said nothing).
@@ -152,7 +136,7 @@ int RunUmountCmd(const std::string& mountpoint, bool abort) {
   std::string note;
   const int code = fusefs::Unmount(mountpoint, abort, &error, &note);
   if (code == 0 && !note.empty()) return Fail(0, "umount: " + note);
-  return code == 0 ? code : Fail(code, "umount: " + WithoutArticle(mountpoint, error));
+  return code == 0 ? code : Fail(code, "umount: " + error);
 #else
   (void)mountpoint;
   (void)abort;

@@ -393,7 +393,7 @@ int Unmount(const std::string& given, bool abort, std::string* error, std::strin
     return 1;
   }
   if (!mount.type.starts_with("fuse")) {
-    *error = fmt::format("{} is a {} mount, not a FUSE one", given, mount.type);
+    *error = fmt::format("{} is not a FUSE mount (its type is {})", given, mount.type);
     return 1;
   }
   const uid_t self = getuid();
