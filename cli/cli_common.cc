@@ -113,13 +113,17 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
           auto chain = s.store->ChainAt(s.ns, now_at, away.chain, grainstore::kMemoryFileRelation);
           if (chain.has_value()) left = std::move(*chain);
         } else {
-          auto chains = s.store->ChainsAt(s.ns, away.key, grainstore::kMemoryFileRelation);
-          if (!chains.has_value()) return true;
-          for (const grainstore::ChainInfo& chain : *chains) {
-            if (lay_at_key(chain.id) == away.key) {
-              left = chain;
-              now_at = away.key;
-              break;
+          // The last place on the renames' way where a file from `key` lies:
+          // one deleted there stays while the renames after it go on.
+          for (auto place = away.places.rbegin(); place != away.places.rend() && !left; ++place) {
+            auto chains = s.store->ChainsAt(s.ns, *place, grainstore::kMemoryFileRelation);
+            if (!chains.has_value()) continue;
+            for (const grainstore::ChainInfo& chain : *chains) {
+              if (lay_at_key(chain.id) == *place) {
+                left = chain;
+                now_at = *place;
+                break;
+              }
             }
           }
         }

@@ -59,6 +59,40 @@ class PurgeTest : public test::StoreFixture {
     return row;
   }
 
+  // Writes `secret` to `key` and deletes it, with the Store reopened to wait
+  // 200 ms for locks; then, with everything checkpointed into the database
+  // file, opens a reader that holds a snapshot (close it with Release).
+  sqlite3* DeletedUnderAHeldSnapshot(const std::string& key, const char* secret) {
+    store_.reset();
+    Options options;
+    options.busy_timeout_ms = 200;
+    auto reopened = Store::Open(path_, options);
+    EXPECT_TRUE(reopened.has_value()) << reopened.error().ToString();
+    if (!reopened.has_value()) return nullptr;
+    store_ = std::move(*reopened);
+    EXPECT_TRUE(store_->PutFile(ns_, key, std::string(secret) + "\n").has_value());
+    EXPECT_TRUE(store_->DeleteKey(ns_, key).ok());
+    sqlite3* reader = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &reader), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(reader, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM grains", nullptr, nullptr,
+                           nullptr),
+              SQLITE_OK);
+    return reader;
+  }
+  static void Release(sqlite3* reader) {
+    EXPECT_EQ(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(reader);
+  }
+  // Neither the database file nor its WAL holds `secret`.
+  void ExpectErased(const char* secret) {
+    for (const char* suffix : {"", "-wal"}) {
+      const std::string raw = test::FileBytes(path_ + suffix);
+      EXPECT_EQ(raw.find(secret), std::string::npos) << "plaintext left in " << suffix;
+    }
+  }
+
   // The id the row would have with `body_hash` as its body's hash.
   static GrainFields Fields(const GrainRow& row, const std::string& body_hash) {
     return GrainFields{.type = static_cast<GrainType>(row.type), .ns = "default",
@@ -135,23 +169,9 @@ TEST_F(PurgeTest, GrainsWithIdenticalFieldsGetDifferentIds) {
 // there, not only in the WAL. Purge says so, and erases it when run again
 // once the reader is done.
 TEST_F(PurgeTest, AReaderOnAnOlderSnapshotLeavesOldPagesUntilPurgeRunsAgain) {
-  store_.reset();
-  Options options;
-  options.busy_timeout_ms = 200;
-  auto reopened = Store::Open(path_, options);
-  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
-  store_ = std::move(*reopened);
   const std::string kKey = "/memories/s.md";
-  ASSERT_TRUE(store_->PutFile(ns_, kKey, "SECRET-PINNED-7\n").has_value());
-  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
-  sqlite3* reader = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &reader), SQLITE_OK);
-  // Everything so far into the database file, then a snapshot held open.
-  ASSERT_EQ(sqlite3_exec(reader, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM grains", nullptr, nullptr,
-                         nullptr),
-            SQLITE_OK);
+  sqlite3* reader = DeletedUnderAHeldSnapshot(kKey, "SECRET-PINNED-7");
+  ASSERT_NE(reader, nullptr);
 
   const Status busy = store_->Purge(ns_, kKey);
   EXPECT_EQ(busy.code(), StatusCode::kBusy);
@@ -162,13 +182,9 @@ TEST_F(PurgeTest, AReaderOnAnOlderSnapshotLeavesOldPagesUntilPurgeRunsAgain) {
   EXPECT_NE(test::FileBytes(path_).find("SECRET-PINNED-7"), std::string::npos);
   EXPECT_EQ(store_->ReadVersion(ns_, kKey, "1").error().code(), StatusCode::kNotFound);
 
-  ASSERT_EQ(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(reader);
+  Release(reader);
   EXPECT_TRUE(store_->Purge(ns_, kKey).ok());
-  for (const char* suffix : {"", "-wal"}) {
-    const std::string raw = test::FileBytes(path_ + suffix);
-    EXPECT_EQ(raw.find("SECRET-PINNED-7"), std::string::npos) << "plaintext left in " << suffix;
-  }
+  ExpectErased("SECRET-PINNED-7");
 }
 
 // The retry purge's Busy asks for may find a new file written at the path
@@ -176,34 +192,17 @@ TEST_F(PurgeTest, AReaderOnAnOlderSnapshotLeavesOldPagesUntilPurgeRunsAgain) {
 // truncates the WAL as it would with no file there, and does not refuse it
 // as a purge of the live file.
 TEST_F(PurgeTest, RetryFinishesTheTruncationWhenANewFileIsLiveAtThePath) {
-  store_.reset();
-  Options options;
-  options.busy_timeout_ms = 200;
-  auto reopened = Store::Open(path_, options);
-  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
-  store_ = std::move(*reopened);
   const std::string kKey = "/memories/s.md";
-  ASSERT_TRUE(store_->PutFile(ns_, kKey, "SECRET-PINNED-8\n").has_value());
-  ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
-  sqlite3* reader = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &reader), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(reader, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM grains", nullptr, nullptr,
-                         nullptr),
-            SQLITE_OK);
+  sqlite3* reader = DeletedUnderAHeldSnapshot(kKey, "SECRET-PINNED-8");
+  ASSERT_NE(reader, nullptr);
   ASSERT_EQ(store_->Purge(ns_, kKey).code(), StatusCode::kBusy);
-  ASSERT_EQ(sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(reader);
+  Release(reader);
 
   ASSERT_TRUE(store_->PutFile(ns_, kKey, "new\n").has_value());
   const Status retried = store_->Purge(ns_, kKey);
   EXPECT_TRUE(retried.ok()) << retried.ToString();
   EXPECT_EQ(*store_->ReadFile(ns_, kKey), "new\n");  // the new file is left alone
-  for (const char* suffix : {"", "-wal"}) {
-    const std::string raw = test::FileBytes(path_ + suffix);
-    EXPECT_EQ(raw.find("SECRET-PINNED-8"), std::string::npos) << "plaintext left in " << suffix;
-  }
+  ExpectErased("SECRET-PINNED-8");
 }
 
 // Only a live file at the path, nothing deleted or purged there: a conflict,

@@ -660,20 +660,22 @@ Status Store::ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit,
     } else {
       // Where the later renames lead, in the order they came.
       std::lock_guard lock(s.mu);
-      Result<std::string> led = s.InRead([&]() -> Result<std::string> {
-        std::string at = move.to + std::string(key.substr(move.from.size()));
+      using Places = std::vector<std::string>;
+      Result<Places> led = s.InRead([&]() -> Result<Places> {
+        Places places{move.to + std::string(key.substr(move.from.size()))};
         std::int64_t after = move.seq;
         for (int hop = 0; hop < kMaxHops; ++hop) {
-          auto next = RenamesOf(s, ns, at, after, 1, false);
+          auto next = RenamesOf(s, ns, places.back(), after, 1, false);
           if (!next.has_value()) return next.error();
           if (next->empty()) break;
           after = next->front().seq;
-          at = next->front().to + at.substr(next->front().from.size());
+          places.push_back(next->front().to + places.back().substr(next->front().from.size()));
         }
-        return at;
+        return places;
       });
       if (!led.has_value()) return led.error();
-      away.key = std::move(*led);
+      away.places = std::move(*led);
+      away.key = away.places.back();
     }
     if (!visit(away)) return Status::Ok();
   }

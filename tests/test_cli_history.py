@@ -156,6 +156,30 @@ def test_a_moved_note_follows_directory_renames_in_the_order_they_came(run_areev
     assert now_at(run_areev, db, "cat", "/memories/x/stays.md") == "/memories/x2/stays.md"
 
 
+# Issue: a file deleted where a directory's rename had carried it lost its
+# note once a later rename moved on from there (the directory above it, or
+# another file made at its place): the walk named only where it ended.
+def test_a_moved_note_finds_a_file_deleted_on_the_renames_way(run_areev, db, m):
+    deleted = re.compile(r"; moved away at \S+Z, now at /memories/x/b/d\.md "
+                         r"\(deleted there at \S+Z\)\n$")
+    m(command="create", path="/memories/b/d.md", file_text="one\n")
+    m(command="rename", old_path="/memories/b", new_path="/memories/x/b")
+    m(command="delete", path="/memories/x/b/d.md")
+    m(command="rename", old_path="/memories/x", new_path="/memories/z")
+    for args in (["history", "/memories/b/d.md"], ["cat", "/memories/b/d.md"],
+                 ["restore", "/memories/b/d.md"]):
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 1 and deleted.search(proc.stderr), (args, proc.stderr)
+    m(command="create", path="/memories/q/d.md", file_text="two\n")
+    m(command="rename", old_path="/memories/q", new_path="/memories/w/q")
+    m(command="delete", path="/memories/w/q/d.md")
+    m(command="create", path="/memories/w/q/d.md", file_text="another file\n")
+    m(command="rename", old_path="/memories/w/q/d.md", new_path="/memories/e.md")
+    assert now_at(run_areev, db, "history", "/memories/q/d.md").startswith(
+        "/memories/w/q/d.md (deleted there at ")
+    assert run_areev("restore", "/memories/w/q/d.md", "--db", db).returncode == 0
+
+
 def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
     # Y left a.md first, X last; each path was renamed again since by the
     # other file: the note follows X, the last file to leave a.md.

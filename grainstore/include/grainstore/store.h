@@ -337,6 +337,9 @@ class Store {
     std::int64_t at_ns = 0;
     ChainId chain = 0;
     std::string key;
+    // A directory's move: every place the later renames led `key`'s name
+    // through, in order, `key` last (a file deleted on the way stays there).
+    std::vector<std::string> places;
   };
   using MoveVisitor = std::function<bool(const MovedAway& move)>;
   Status ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit, const MoveVisitor& visit);
