@@ -60,6 +60,13 @@ class DeltaBodiesTest : public test::StoreFixture {
     return (*fresh)->ReadVersion(ns_, kKey, v);
   }
 
+  // The body of node `id` read by a fresh Store.
+  Result<std::string> ReadAfreshBody(NodeId id) {
+    auto fresh = Store::Open(path_);
+    EXPECT_TRUE(fresh.has_value());
+    return (*fresh)->ReadBody(id);
+  }
+
   // Deletes and purges kKey.
   void PurgeTheFile() {
     ASSERT_TRUE(store_->DeleteKey(ns_, kKey).ok());
@@ -149,6 +156,42 @@ TEST_F(DeltaBodiesTest, AnUnversionedFileGrowsByDeltasAndLeavesNoRowsBehind) {
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
   ASSERT_TRUE(store_->RemoveNode(root, "app.db-wal", false, Vacate::kVacate).ok());
   EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 0);
+}
+
+// An unversioned file keeps only its current content: an edit that is no
+// append is stored whole, and the bytes it took out go with the old body.
+TEST_F(DeltaBodiesTest, AnUnversionedFileKeepsNoBytesAnEditTookOut) {
+  const NodeId root = *store_->RootId(ns_);
+  NewNode spec{.kind = NodeKind::kFile, .mode = 0644, .versioning = Versioning::kUnversioned};
+  auto node = store_->CreateNode(root, "creds.tmp", spec);
+  ASSERT_TRUE(node.has_value()) << node.error().ToString();
+  const std::string head = base_ + "password: SECRET-UNVERSIONED-1\n";
+  ASSERT_TRUE(store_->WriteBody(node->id, head + base_).has_value());
+  ASSERT_TRUE(store_->WriteBody(node->id, base_ + "password: redacted\n" + base_).has_value());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+  ExpectGoneFromTheFiles({"SECRET-UNVERSIONED-1"});
+}
+
+// A versioned file's append run goes on under a temp name (the node keeps
+// its id), and a purge of the chain it left frees the run's older bodies:
+// the next append finds its base gone and is stored whole, not refused.
+TEST_F(DeltaBodiesTest, AnAppendAfterAPurgeFreedItsRunsBaseIsStoredWhole) {
+  auto versions = Grow(base_, 5);
+  const NodeId root = *store_->RootId(ns_);
+  auto moved = store_->RenameNode(root, "log.md", root, "log.md.tmp", RenameMode::kReplace,
+                                  Versioning::kUnversioned);
+  ASSERT_TRUE(moved.has_value()) << moved.error().ToString();
+  ASSERT_TRUE(store_->Purge(ns_, kKey).ok());
+  std::string body = versions.back();
+  for (int i = 0; i < 6; ++i) {
+    body += "after the purge " + std::to_string(i) + "\n";
+    auto written = store_->WriteBody(moved->id, body);
+    ASSERT_TRUE(written.has_value()) << i << ": " << written.error().ToString();
+  }
+  EXPECT_EQ(*store_->ReadBody(moved->id), body);
+  EXPECT_EQ(*ReadAfreshBody(moved->id), body);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }
 
 // A file too large for the Store to keep its content in memory is still

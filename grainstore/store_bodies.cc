@@ -141,9 +141,11 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeInfo& node, std::string_view body
     if (appended) {
       const std::size_t next = last->run.size();  // the new body's index in the run
       const AppendBases::Version& base = last->run[DeltaBase(next)];
-      auto stored = BodyHash(base.body_id);
-      if (!stored) return stored.error();
-      if (*stored == base.hash) {
+      // The row may be gone, or hold other bytes under its id: a purge of
+      // the chain an unversioned file left frees the bodies under its own.
+      auto holds = HoldsHash(base.body_id, base.hash);
+      if (!holds) return holds.error();
+      if (*holds) {
         plan.hasher = last->hasher;
         plan.hasher.Update(body.substr(newest));
         plan.hash = plan.hasher.Digest();
@@ -155,6 +157,10 @@ Result<BodyPlan> StoreImpl::PlanBody(const NodeInfo& node, std::string_view body
   }
   plan.hasher.Update(body.substr(hashed));
   plan.hash = plan.hasher.Digest();
+  // An unversioned file keeps only its current content: a splice's base
+  // would keep the bytes its edit took out (an append's holds none the new
+  // content lacks).
+  if (node.versioning == Versioning::kUnversioned) return plan;
   // Not an append: a splice on the file's current body, when its content is
   // at hand (the caller's, or this Store's from the last seal, if the row
   // still holds it) and most of it is kept.
