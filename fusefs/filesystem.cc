@@ -163,24 +163,6 @@ Status Filesystem::LoadLocked(Inode& inode) {
   return Status::Ok();
 }
 
-namespace {
-
-// Inode::saving for one seal's write to the store.
-class SavingMark {
- public:
-  explicit SavingMark(Inode& inode) : inode_(inode) {
-    inode_.saving.store(true, std::memory_order_release);
-  }
-  ~SavingMark() { inode_.saving.store(false, std::memory_order_release); }
-  SavingMark(const SavingMark&) = delete;
-  SavingMark& operator=(const SavingMark&) = delete;
-
- private:
-  Inode& inode_;
-};
-
-}  // namespace
-
 Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   if (!inode.dirty) return Status::Ok();
   if (inode.unlinked) {  // writes to an unlinked file never resurrect its path

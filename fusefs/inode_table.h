@@ -24,9 +24,10 @@ struct Inode {
   explicit Inode(grainstore::NodeInfo node) : id(node.id), info(std::move(node)) {}
 
   const grainstore::NodeId id;  // the store node; read without the mutex
-  // Set, with `mu` held, while a seal writes the draft to the store, which
-  // may wait up to the busy timeout for another process's write lock: the
-  // poller then leaves the inode for later rather than wait for `mu`.
+  // Set, with `mu` held, while a seal writes the draft to the store or a
+  // setattr writes the file's attributes (SavingMark), which may wait up to
+  // the busy timeout for another process's write lock: the poller then
+  // leaves the inode for later rather than wait for `mu`.
   std::atomic<bool> saving{false};
 
   // Guards every field below except the two lookup counts. Lock order:
@@ -173,6 +174,20 @@ struct Inode {
 
   // Guarded by InodeTable::mu_.
   std::uint64_t nlookup = 0;
+};
+
+// Inode::saving for one write to the store made with the inode's mutex held.
+class SavingMark {
+ public:
+  explicit SavingMark(Inode& inode) : inode_(inode) {
+    inode_.saving.store(true, std::memory_order_release);
+  }
+  ~SavingMark() { inode_.saving.store(false, std::memory_order_release); }
+  SavingMark(const SavingMark&) = delete;
+  SavingMark& operator=(const SavingMark&) = delete;
+
+ private:
+  Inode& inode_;
 };
 
 // Thread-safe map from node id to Inode with kernel lookup counting.

@@ -176,6 +176,7 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
         if (inode->unlinked) {
           ApplyLocally(update, &inode->info);
         } else {
+          const SavingMark saving(*inode);
           auto node = fs.store().SetAttributes(inode->info.id, update);
           if (!node) {
             err = FailureErrno("setattr", node.error());

@@ -90,11 +90,6 @@ bool IsTempName(std::string_view name) {
   if (EndsWith(name, ".tmp") || name.find(".tmp.") != std::string_view::npos) return true;
   if (EndsWith(name, ".vsctmp")) return true;
   if (StartsWith(name, ".~lock.") && EndsWith(name, "#")) return true;
-  // vim's undo (and swap) files in an 'undodir' ('directory') ending in
-  // "//": the edited file's whole path with each '/' a '%'.
-  if (name.size() > 2 && name.front() == '%' && name.find('%', 1) != std::string_view::npos) {
-    return true;
-  }
   return false;
 }
 

@@ -14,7 +14,7 @@ namespace fusefs {
 // *.swp *.swo *.swx .*.sw? 4913.. (vim's digits-only probe names) *~ *.bak *.orig #*# .#*
 // *___jb_tmp___ *___jb_old___ .goutputstream-* sed?????? *.tmp *.tmp.*
 // *.vsctmp .~lock.*# tmp???????? (Python tempfile) tmp.?????????? (mktemp)
-// .tmp?????? (Rust's tempfile) %*%* (vim's undo files in an undodir ending in //).
+// .tmp?????? (Rust's tempfile).
 // `*.lock` is NOT matched.
 bool IsTempName(std::string_view name);
 

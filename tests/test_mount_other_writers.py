@@ -76,10 +76,11 @@ def test_the_size_after_a_save_that_went_after_another_edit_is_the_saved_ones(mn
     assert p.read_bytes() == expected
 
 
-def test_a_save_waiting_for_the_write_lock_holds_up_only_its_own_file(mnt):
+@pytest.mark.parametrize("write", ["close", "chmod"])
+def test_a_write_waiting_for_the_lock_holds_up_only_its_own_file(mnt, write):
     # Issue: the poller refreshed the waiting file's inode inside the mutex
-    # every request that catches up takes, and waited for the save there:
-    # lookups and opens of every other file hung with it (up to 30 s).
+    # every request that catches up takes, and waited there for the save (or
+    # the chmod): lookups and opens of every other file hung with it (30 s).
     (mnt.path / "saving.md").write_text("hello\n")
     (mnt.path / "unrelated.md").write_text("u\n")
     time.sleep(0.3)
@@ -89,13 +90,17 @@ def test_a_save_waiting_for_the_write_lock_holds_up_only_its_own_file(mnt):
         "ORDER BY seq DESC LIMIT 1", ("/memories/saving.md",)).fetchone()
     fd = os.open(mnt.path / "saving.md", os.O_WRONLY | os.O_APPEND)
     os.write(fd, b"through the mount\n")
+    if write == "chmod":
+        os.close(fd)
     other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-    closer = threading.Thread(target=os.close, args=(fd,))
-    closer.start()  # the save waits for the lock, holding its file
+    waiting = threading.Thread(
+        target=(lambda: os.close(fd)) if write == "close" else
+        (lambda: os.chmod(mnt.path / "saving.md", 0o600)))
+    waiting.start()  # waits for the lock, holding its file
     try:
         time.sleep(0.5)
         # What an edit of that file by another process commits; then the
-        # lock is taken again at once, so the save keeps waiting.
+        # lock is taken again at once, so the write keeps waiting.
         other.execute("INSERT INTO oplog(ns_id, at_ns, op, subject, node_id, chain_id, origin) "
                       "VALUES (?, ?, 'supersede', ?, ?, ?, 12345)",
                       (ns, time.time_ns(), subject, node, chain))
@@ -107,12 +112,14 @@ def test_a_save_waiting_for_the_write_lock_holds_up_only_its_own_file(mnt):
         assert (mnt.path / "unrelated.md").read_text() == "u\n"
         assert os.stat(mnt.path / "unrelated.md").st_size == 2
         assert time.monotonic() - started < 2
-        assert closer.is_alive()  # still saving
+        assert waiting.is_alive()  # still waiting for the lock
     finally:
         other.execute("ROLLBACK")
         other.close()
-        closer.join()
+        waiting.join()
     assert areev(mnt.db, "cat", "/memories/saving.md").stdout == "hello\nthrough the mount\n"
+    if write == "chmod":
+        assert os.stat(mnt.path / "saving.md").st_mode & 0o777 == 0o600
 
 
 def test_a_name_moved_just_before_its_directory_is_gone_under_the_new_one(mnt):

@@ -370,25 +370,6 @@ def test_vim_save_makes_exactly_one_version(mnt):
         assert history(mnt.db, "/memories/" + junk) == []
 
 
-def test_vim_undo_files_kept_in_the_mount_have_no_history(mnt):
-    # vim names an undo file in an 'undodir' after the edited file's whole
-    # path, each '/' a '%': a file it rewrites at every save, never a memory.
-    p = mnt.path / "u.md"
-    p.write_text("a\n")
-    (mnt.path / "undo").mkdir()
-    env = dict(os.environ, HOME=str(mnt.path.parent))
-    for n in range(2):
-        subprocess.run(["vim", "-es", "-N", "-u", "NONE", "-c",
-                        f"set undofile undodir={mnt.path / 'undo'}", "-c", f"%s/$/{n}/",
-                        "-c", "wq", str(p)], check=True, env=env, timeout=30)
-    assert p.read_text() == "a01\n"
-    undo = os.listdir(mnt.path / "undo")
-    assert len(undo) == 1 and undo[0].startswith("%") and undo[0].endswith("%u.md"), undo
-    assert history(mnt.db, "/memories/undo/" + undo[0]) == []
-    assert history_dir(mnt.path, "undo") == []
-    assert len(versions(mnt, "u.md")) == 3
-
-
 def test_vim_default_backup_rename_dance(mnt):
     """vim with backupcopy=no: rename name -> name~, write a new name."""
     p = mnt.path / "v.md"
