@@ -208,6 +208,7 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
     {
       std::lock_guard<std::mutex> lock(stale_attrs_mu_);
       stale_attrs_.push_back(ToFuse(inode.info.id));
+      stale_attrs_waiting_.store(true, std::memory_order_release);
     }
     Log(LogLevel::kDebug, "appends to {} went after another writer's body", inode.info.key);
   }
@@ -393,10 +394,13 @@ void Filesystem::FetchKernelWrites() {
 }
 
 void Filesystem::DropStaleAttrs() {
+  // Most calls find nothing queued: they take no lock then.
+  if (!stale_attrs_waiting_.load(std::memory_order_acquire)) return;
   std::vector<fuse_ino_t> drop;
   {
     std::lock_guard<std::mutex> lock(stale_attrs_mu_);
     drop.swap(stale_attrs_);
+    stale_attrs_waiting_.store(false, std::memory_order_relaxed);
   }
   if (session_ == nullptr) return;
   for (fuse_ino_t ino : drop) (void)fuse_lowlevel_notify_inval_inode(session_, ino, -1, 0);

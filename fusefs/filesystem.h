@@ -265,6 +265,7 @@ class Filesystem {
   InodeTable inodes_;
   std::mutex stale_attrs_mu_;  // a leaf
   std::vector<fuse_ino_t> stale_attrs_;  // for DropStaleAttrs
+  std::atomic<bool> stale_attrs_waiting_{false};  // stale_attrs_ is not empty
   std::unique_ptr<HistoryTree> history_;
   std::unique_ptr<Coherence> coherence_;
   std::unique_ptr<SpaceGuard> space_;

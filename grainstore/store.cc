@@ -675,7 +675,6 @@ Status Store::ForEachMoveAwayFrom(NsId ns, std::string_view key, int limit,
       });
       if (!led.has_value()) return led.error();
       away.places = std::move(*led);
-      away.key = away.places.back();
     }
     if (!visit(away)) return Status::Ok();
   }

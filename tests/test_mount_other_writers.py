@@ -19,6 +19,17 @@ from test_bindings_common import import_areev
 pytestmark = fuse_test_marker  # noqa: F405
 
 
+def agent_edit(store, path, old_str, new_str):
+    """A str_replace by `store`, then closes it. The store is opened before the
+    test opens its file: opening the first one may run a build, whose child
+    processes would close their copies of the test's fd, a save of its own."""
+    try:
+        store.memory_tool(json.dumps({"command": "str_replace", "path": path,
+                                      "old_str": old_str, "new_str": new_str}))
+    finally:
+        store.close()
+
+
 def append_line(path, line):
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
@@ -31,15 +42,11 @@ def append_line(path, line):
 def test_o_append_writes_keep_an_edit_made_meanwhile_by_another_process(mnt):
     p = mnt.path / "log.md"
     p.write_bytes(b"start\n")
-    # The edit comes from this process: a child would close its copy of fd,
-    # which is a save of its own.
     store = import_areev().Areev(mnt.db)
     fd = os.open(p, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, b"one\n")
-        store.memory_tool(json.dumps({"command": "str_replace", "path": "/memories/log.md",
-                                      "old_str": "start", "new_str": "START"}))
-        store.close()
+        agent_edit(store, "/memories/log.md", "start", "START")
         os.write(fd, b"two\n")
     finally:
         os.close(fd)
@@ -62,10 +69,7 @@ def test_the_size_after_a_save_that_went_after_another_edit_is_the_saved_ones(mn
     fd = os.open(p, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, b"appended line\n")
-        store.memory_tool(json.dumps({"command": "str_replace", "path": "/memories/notes.md",
-                                      "old_str": "alpha",
-                                      "new_str": "alpha edited by the agent, much longer"}))
-        store.close()
+        agent_edit(store, "/memories/notes.md", "alpha", "alpha edited by the agent, much longer")
         time.sleep(0.3)  # the poller has seen the edit
         assert os.stat(p).st_size == len(b"alpha\nappended line\n")  # the draft's, cached
     finally:

@@ -326,19 +326,20 @@ class Store {
   // newest first, at most `limit`, until it returns false: renames of `key`
   // itself or of a directory above it. Each says when it happened and, for a
   // file renamed by its own path, its chain (whose last version says where it
-  // is now); for a directory's rename, the path the renames after it lead to
-  // (`key` left empty in the other case), followed only once the moves before
-  // it were refused. A directory renamed after the file had already left it
-  // is a move too, of nothing: the caller finds which move carried a file
-  // (the newest one whose destination holds a chain that lay at `key`). No
-  // lock of the Store is held while `visit` runs. Reads the op-log, whose
-  // cost grows with the log: for error messages, not for hot paths.
+  // is now; `places` left empty); for a directory's rename, the paths the
+  // renames after it lead through (`chain` left 0), followed only once the
+  // moves before it were refused. A directory renamed after the file had
+  // already left it is a move too, of nothing: the caller finds which move
+  // carried a file (the newest one whose destination holds a chain that lay
+  // at `key`). No lock of the Store is held while `visit` runs. Reads the
+  // op-log, whose cost grows with the log: for error messages, not for hot
+  // paths.
   struct MovedAway {
     std::int64_t at_ns = 0;
     ChainId chain = 0;
-    std::string key;
     // A directory's move: every place the later renames led `key`'s name
-    // through, in order, `key` last (a file deleted on the way stays there).
+    // through, in order, where they lead now last (a file deleted on the way
+    // stays at the place it was deleted).
     std::vector<std::string> places;
   };
   using MoveVisitor = std::function<bool(const MovedAway& move)>;
