@@ -535,6 +535,11 @@ void Db::SettleHeldRead(sqlite3_stmt* stmt) {
   (void)EndHeldRead();
 }
 
+WalStamp Db::SnapshotStamp() {
+  if (in_txn_ && in_read_txn_ && open_read_.stamp.valid) return open_read_.stamp;
+  return ReadWalStamp();
+}
+
 bool Db::HeldReadIsCurrent(std::chrono::steady_clock::time_point now) {
   // Nothing has committed since it began, it is not yet too old, and it
   // began in this process (a forked child does not hold the parent's locks).
@@ -663,6 +668,7 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
       // Nothing has committed since the held read began: it is current.
       db_->held_ = false;
       db_->in_txn_ = true;
+      db_->in_read_txn_ = true;
       active_ = true;
       return Status::Ok();
     }
@@ -692,6 +698,7 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
                        .forks = ProcessForkCount()};
   }
   db_->in_txn_ = true;
+  db_->in_read_txn_ = read_;
   active_ = true;
   return Status::Ok();
 }

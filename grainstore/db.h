@@ -219,6 +219,12 @@ class Db {
   // Invalid until this connection has used the WAL, and while a commit is
   // rewriting the header (its two copies differ). See docs/storage-format.md.
   WalStamp ReadWalStamp();
+  // A header no newer than the snapshot a statement reads now: inside a read
+  // Transaction, the one read just before that read began (which may be a
+  // held read begun well before the Transaction, while other connections
+  // commit); otherwise the header as it is now. What a reader that asks
+  // PRAGMA data_version in that snapshot has seen up to.
+  WalStamp SnapshotStamp();
   // The same reading once ReadWalStamp has found the header (invalid
   // before): safe from any thread, alongside whatever thread uses the
   // connection, since it touches nothing but the shared mapping.
@@ -321,6 +327,7 @@ class Db {
   ino_t wal_ino_ = 0;
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
+  bool in_read_txn_ = false;  // ... and it is a read
   bool held_ = false;        // a read transaction is held
   // The read transaction open on this connection, in a Transaction or held.
   struct OpenRead {

@@ -272,5 +272,27 @@ TEST_F(StoreHeldReadTest, AStreamOfNodeReadsTakesNoLockPerCall) {
   }
 }
 
+// Issue: a read that reused the held read took the header as it was after
+// BEGIN for what it had seen; a commit landing in between was then counted as
+// seen while the read's snapshot (and its data_version) came from before it,
+// and the Store's read cache served the old body until the next commit.
+TEST_F(HeldReadTest, AReusedHeldReadNamesTheHeaderFromBeforeItsSnapshot) {
+  ASSERT_TRUE(b_.Exec(kInsert).ok());
+  EXPECT_EQ(CountInTxn(&a_), 1);
+  ASSERT_TRUE(a_.holding_read());
+  const WalStamp held = a_.SnapshotStamp();  // outside a transaction: the header now
+  Transaction txn(&a_);
+  ASSERT_TRUE(txn.Begin(Transaction::Kind::kRead).ok());  // reuses the held read
+  ASSERT_TRUE(b_.Exec(kInsert).ok());
+  EXPECT_EQ(Count(&a_), 1);  // the snapshot is from before b_'s second insert
+  const WalStamp now = a_.ReadWalStamp();
+  ASSERT_TRUE(now.valid);
+  EXPECT_FALSE(SameWalState(now, held));
+  EXPECT_TRUE(SameWalState(a_.SnapshotStamp(), held));
+  ASSERT_TRUE(txn.Commit().ok());
+  EXPECT_TRUE(SameWalState(a_.SnapshotStamp(), now));  // outside again
+  EXPECT_EQ(CountInTxn(&a_), 2);
+}
+
 }  // namespace
 }  // namespace grainstore

@@ -691,9 +691,11 @@ Result<std::uint64_t> Store::LastOpSeq() {
 }
 
 Result<std::int64_t> StoreImpl::CurrentDataVersion() {
-  // The header is read before the version: a commit landing in between makes
-  // the next call look again, never hides a change.
-  const WalStamp live = db.ReadWalStamp();
+  // The header is read before the version, or in a read transaction before
+  // its snapshot began: a commit landing in between makes the next call look
+  // again, never hides a change. (The header read now would be newer than a
+  // reused held read's snapshot, and data_version answers from that snapshot.)
+  const WalStamp live = db.SnapshotStamp();
   if (db.opens() != seen_opens) {
     // A new connection: its header and counts start afresh, and may read a
     // file other than the one the cache's bodies came from.

@@ -65,3 +65,51 @@ def test_purge_does_not_wait_for_an_idle_reader(areev, run_areev, db):
         # The busy timeout is 30 s; a reader that never let go would use it all.
         assert took < 10, took
         assert "other" in view(m, "/memories/other.md")
+
+
+def _count_up(db, commits, counter, go):
+    """In a child process: rewrites /memories/k.txt with 1, 2, ... and
+    publishes each number once its write has returned."""
+    with import_areev().Areev(db, ns=NS) as writer:
+        go.wait()
+        for i in range(1, commits + 1):
+            writer.memory_tool(json.dumps({"command": "create", "path": "/memories/k.txt",
+                                           "file_text": str(i)}))
+            counter.value = i
+
+
+def test_a_long_lived_reader_never_reads_older_than_a_write_that_returned(areev, db):
+    # Issue: a read that reused the held read counted a commit landing just
+    # after it began as seen, and the read cache then served the body from
+    # before that commit until the next one (an agent's view showed old text).
+    import multiprocessing
+    commits, fillers = 15000, 50
+    ctx = multiprocessing.get_context("fork")
+    counter, go = ctx.Value("q", 0, lock=False), ctx.Event()
+    with areev.Areev(db, ns=NS) as reader:
+        for j in range(fillers):  # reads of other files go through SQL after each commit
+            reader.memory_tool(json.dumps({"command": "create", "path": f"/memories/f{j}.md",
+                                           "file_text": f"filler {j}\n"}))
+        reader.memory_tool(json.dumps({"command": "create", "path": "/memories/k.txt",
+                                       "file_text": "0"}))
+        child = ctx.Process(target=_count_up, args=(db, commits, counter, go))
+        child.start()
+        stale, reads, j = [], 0, 0
+        try:
+            go.set()
+            while child.is_alive() or counter.value < commits:
+                returned = counter.value
+                seen = int(reader.read("/memories/k.txt"))
+                reads += 1
+                if seen < returned and len(stale) < 5:
+                    stale.append((returned, seen))
+                reader.read(f"/memories/f{j % fillers}.md")
+                j += 1
+                if not child.is_alive() and child.exitcode != 0:
+                    break
+        finally:
+            child.join(60)
+        assert child.exitcode == 0
+        assert counter.value == commits
+        assert stale == [], f"{reads} reads; (returned, read) pairs: {stale}"
+        assert reader.read("/memories/k.txt") == str(commits)
