@@ -75,9 +75,11 @@ Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
 Result<std::vector<VersionInfo>> Store::History(NsId ns, std::string_view subject,
                                                 std::string_view relation) {
   std::lock_guard lock(impl_->mu);
-  auto chain = FindLatest(impl_.get(), ns, subject, relation);
-  if (!chain) return chain.error();
-  return impl_->Versions(chain->id);
+  return impl_->InRead([&]() -> Result<std::vector<VersionInfo>> {
+    auto chain = FindLatest(impl_.get(), ns, subject, relation);
+    if (!chain) return chain.error();
+    return impl_->Versions(chain->id);
+  });
 }
 
 Result<ChainInfo> Store::FindChain(NsId ns, std::string_view subject, std::string_view relation) {
@@ -259,17 +261,23 @@ Result<VersionInfo> VersionAt(StoreImpl* s, const VersionRef& ref, std::string_v
 Result<std::string> Store::ReadVersion(NsId ns, std::string_view subject,
                                        std::string_view version, std::string_view relation) {
   std::lock_guard lock(impl_->mu);
-  auto ref = LocateAtPath(impl_.get(), ns, subject, relation, version);
-  if (!ref) return ref.error();
-  return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
+  // One snapshot: a purge committing between the statements would leave the
+  // version's body id naming a row that is gone.
+  return impl_->InRead([&]() -> Result<std::string> {
+    auto ref = LocateAtPath(impl_.get(), ns, subject, relation, version);
+    if (!ref) return ref.error();
+    return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
+  });
 }
 
 Result<std::string> Store::ReadChainVersion(ChainId chain, std::string_view subject,
                                             std::string_view version) {
   std::lock_guard lock(impl_->mu);
-  auto ref = LocateNamedInChain(impl_.get(), chain, version, subject);
-  if (!ref) return ref.error();
-  return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
+  return impl_->InRead([&]() -> Result<std::string> {
+    auto ref = LocateNamedInChain(impl_.get(), chain, version, subject);
+    if (!ref) return ref.error();
+    return VersionBody(impl_.get(), ref->chain, ref->seq, version, subject);
+  });
 }
 
 Result<std::string> Store::ReadChainBody(ChainId chain, std::int64_t body_id) {
@@ -297,17 +305,21 @@ Result<std::string> Store::ReadChainBody(ChainId chain, std::int64_t body_id) {
 Result<VersionInfo> Store::FindVersion(NsId ns, std::string_view subject,
                                        std::string_view version, std::string_view relation) {
   std::lock_guard lock(impl_->mu);
-  auto ref = LocateAtPath(impl_.get(), ns, subject, relation, version);
-  if (!ref) return ref.error();
-  return VersionAt(impl_.get(), *ref, version, subject);
+  return impl_->InRead([&]() -> Result<VersionInfo> {
+    auto ref = LocateAtPath(impl_.get(), ns, subject, relation, version);
+    if (!ref) return ref.error();
+    return VersionAt(impl_.get(), *ref, version, subject);
+  });
 }
 
 Result<VersionInfo> Store::FindChainVersion(ChainId chain, std::string_view subject,
                                             std::string_view version) {
   std::lock_guard lock(impl_->mu);
-  auto ref = LocateNamedInChain(impl_.get(), chain, version, subject);
-  if (!ref) return ref.error();
-  return VersionAt(impl_.get(), *ref, version, subject);
+  return impl_->InRead([&]() -> Result<VersionInfo> {
+    auto ref = LocateNamedInChain(impl_.get(), chain, version, subject);
+    if (!ref) return ref.error();
+    return VersionAt(impl_.get(), *ref, version, subject);
+  });
 }
 
 Status Store::Restore(NsId ns, std::string_view key, ChainId wanted) {
