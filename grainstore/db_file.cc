@@ -54,7 +54,21 @@ Status CheckStorePath(const std::string& path) {
     return Status::IOError("the name ends in a directory ('/', '.' or '..'), not a store file")
         .WithErrno(EISDIR);
   }
-  if (ec || !fs::exists(st) || fs::is_regular_file(st)) return Status::Ok();
+  if (ec || !fs::exists(st)) return Status::Ok();
+  if (fs::is_regular_file(st)) {
+    // SQLite finds its -wal and -shm by the name it opens: two names of one
+    // file give two WALs, and a checkpoint through one name writes over
+    // what was committed through the other (sqlite.org/howtocorrupt.html).
+    const std::uintmax_t links = fs::hard_link_count(path, ec);
+    if (!ec && links > 1) {
+      return Status::IOError(fmt::format(
+          "the file has {} hard links; SQLite keeps a WAL per name, so writes made through "
+          "one name would be lost through another: give the store one name (copy it to a new "
+          "file, or remove the other links)",
+          links));
+    }
+    return Status::Ok();
+  }
   const char* kind = fs::is_directory(st)      ? "a directory"
                      : fs::is_character_file(st) ? "a character device"
                      : fs::is_block_file(st)     ? "a block device"

@@ -925,6 +925,27 @@ def test_a_store_path_that_is_no_file_is_refused_untouched(run_areev, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
 
 
+def test_a_store_file_with_a_second_hard_link_is_refused_by_both_names(run_areev, tmp_path):
+    # Issue: each name got its own -wal; a checkpoint through one name wrote
+    # over files created through the other, after both had been acknowledged.
+    first, second = tmp_path / "t.db", tmp_path / "h.db"
+    assert run_areev("memtool", create("/memories/s.md", "base\n"), "--db", str(first)).returncode == 0
+    os.link(first, second)
+    before = first.read_bytes()
+    for path in (first, second):
+        for args in (["log"], ["memtool", create("/memories/x.md", "x")]):
+            proc = run_areev(*args, "--db", str(path))
+            assert (proc.returncode, proc.stdout) == (3, ""), args
+            assert proc.stderr == (
+                f"areev: cannot open store {path}: the file has 2 hard links; SQLite keeps a WAL "
+                "per name, so writes made through one name would be lost through another: give "
+                "the store one name (copy it to a new file, or remove the other links)\n"), args
+    assert first.read_bytes() == before
+    os.unlink(second)
+    proc = run_areev("cat", "/memories/s.md", "--db", str(first))
+    assert (proc.returncode, proc.stdout) == (0, "base\n")
+
+
 def test_a_store_path_longer_than_sqlite_opens_is_a_usage_error(run_areev, tmp_path):
     # SQLite's unix VFS opens full paths of at most 504 bytes (512 with
     # "-journal"); a longer one failed with "unable to open database file".
