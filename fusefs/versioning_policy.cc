@@ -71,6 +71,29 @@ bool IsRustTemp(std::string_view name) {
   return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
 }
 
+// Whether `tail` is what mkstemp-style generators draw from [A-Za-z0-9]:
+// all lower-case letters or all digits is far likelier a person's name.
+bool IsDrawnTail(std::string_view tail) {
+  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
+}
+
+// zi?????? : Info-ZIP's zip writes every archive, new or updated, to zi and
+// 6 drawn characters, then renames it onto the archive's name.
+bool IsZipTemp(std::string_view name) {
+  return name.size() == 8 && StartsWith(name, "zi") && IsDrawnTail(name.substr(2));
+}
+
+// NAME.o?????? NAME.r?????? NAME.i?????? NAME.p?????? : GNU patch's output,
+// reject, input and patch copies (make_tempfile: the file's name, a dot, a
+// letter and 6 drawn characters), renamed onto NAME or NAME.rej.
+bool IsPatchTemp(std::string_view name) {
+  constexpr std::size_t kTail = 1 + 1 + 6;
+  if (name.size() <= kTail || name[name.size() - kTail] != '.') return false;
+  const char letter = name[name.size() - kTail + 1];
+  if (letter != 'o' && letter != 'r' && letter != 'i' && letter != 'p') return false;
+  return IsDrawnTail(name.substr(name.size() - 6));
+}
+
 }  // namespace
 
 bool IsTempName(std::string_view name) {
@@ -87,6 +110,7 @@ bool IsTempName(std::string_view name) {
   if (IsSedTemp(name) || IsPythonTemp(name) || IsMktempTemp(name) || IsRustTemp(name)) {
     return true;
   }
+  if (IsZipTemp(name) || IsPatchTemp(name)) return true;
   if (EndsWith(name, ".tmp") || name.find(".tmp.") != std::string_view::npos) return true;
   if (EndsWith(name, ".vsctmp")) return true;
   if (StartsWith(name, ".~lock.") && EndsWith(name, "#")) return true;
@@ -173,6 +197,13 @@ bool IsVcsDirName(std::string_view name) {
 bool IsInsideVcsDir(std::string_view parent_key) {
   for (std::string_view dir : kVcsDirNames) {
     if (HasSegment(parent_key, dir)) return true;
+  }
+  // A bare repository (git init --bare, git clone --bare): NAME.git.
+  for (std::size_t end = parent_key.find(kBareRepoSuffix); end != std::string_view::npos;
+       end = parent_key.find(kBareRepoSuffix, end + 1)) {
+    const std::size_t after = end + kBareRepoSuffix.size();
+    const bool segment_ends = after == parent_key.size() || parent_key[after] == '/';
+    if (segment_ends && end > 0 && parent_key[end - 1] != '/') return true;
   }
   return false;
 }

@@ -49,8 +49,11 @@ inline constexpr std::string_view kVcsDirNames[] = {".git", ".hg", ".svn", ".bzr
 // True when `name` is one of kVcsDirNames.
 bool IsVcsDirName(std::string_view name);
 
+// The ending of a bare git repository's directory name (NAME.git).
+inline constexpr std::string_view kBareRepoSuffix = ".git";
+
 // True when `parent_key` ("/memories/a/.git/refs") has a segment that is
-// one of kVcsDirNames.
+// one of kVcsDirNames, or a bare repository's NAME.git.
 bool IsInsideVcsDir(std::string_view parent_key);
 
 // The directory `rsync --delay-updates` gathers a directory's new files in

@@ -18,6 +18,7 @@ TEST(IsTempNameTest, EditorAndToolDroppings) {
       "notes.md.tmp.1234.1700000000000", "settings.json.vsctmp",
       ".~lock.report.odt#", "tmpab_3x9zq", "tmp.NbZgMbDQgz", "notes.md.bak", "notes.md.orig",
       ".tmpAbC123", ".tmp5xQz9k", "%tmp%a%b.md.swp",
+      "zi1j6wpN", "ziyOFmIa", "f.md.rwJBXZY", "notes.md.oCkteJv", "a.iAb12Cd", "a.p0aZ9yQ",
   };
   for (const char* name : temps) EXPECT_TRUE(IsTempName(name)) << name;
 }
@@ -30,6 +31,8 @@ TEST(IsTempNameTest, RealFilesStayVersioned) {
       "template", ".~lock.odt", "x.vsctmp.md", "README", ".bashrc", "bak.md", "a.baked",
       ".tmpfiles", ".tmp123456", ".tmpAbC12", ".tmpAbC1234", ".tmpAb-123", "%", "%%",
       "%notes.md", "50%off.md", "a%b%c", "%E2%9C%93 done%.md", "%home%me%notes.md",
+      "ziplines", "zi123456", "zip.json", "zi1j6wp", "zi1j6wpNx", "x.install", "a.p123456",
+      "a.rAb12C", "a.xAb12Cd", ".rAb12Cd",
   };
   for (const char* name : real) EXPECT_FALSE(IsTempName(name)) << name;
 }
@@ -47,7 +50,11 @@ TEST(IsInsideVcsDirTest, Segments) {
   EXPECT_TRUE(IsInsideVcsDir("/memories/repo/.jj/repo/store"));
   EXPECT_FALSE(IsInsideVcsDir("/memories"));
   EXPECT_FALSE(IsInsideVcsDir("/memories/.github"));
-  EXPECT_FALSE(IsInsideVcsDir("/memories/my.git"));
+  EXPECT_TRUE(IsInsideVcsDir("/memories/my.git"));  // a bare repository
+  EXPECT_TRUE(IsInsideVcsDir("/memories/srv/repo.git/objects/pack"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/my.git.bak"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/my.gitx/y"));
+  EXPECT_FALSE(IsInsideVcsDir("/memories/a/.gitignore"));
   EXPECT_FALSE(IsInsideVcsDir("/memories/.gitx/y"));
   EXPECT_FALSE(IsInsideVcsDir("/memories/.hgx/y"));
   EXPECT_FALSE(IsInsideVcsDir("/memories/svn/y"));

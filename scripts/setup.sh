@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libsqlite3-dev sqlite3 libfuse3-dev fuse3
       libfmt-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libsodium-dev
       libgtest-dev libgmock-dev libbenchmark-dev python3 python3-dev python3-pytest
-      nodejs npm vim-nox sed grep procps psmisc rsync)
+      nodejs npm vim-nox sed grep procps psmisc rsync patch zip unzip)
 missing=()
 for p in "${pkgs[@]}"; do
   # nodejs/npm may come from outside Debian (e.g. /usr/bin/node already present).

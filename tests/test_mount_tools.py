@@ -658,6 +658,67 @@ def test_patch_creating_and_changing_a_file_adds_one_version_each(mnt, tmp_path)
     assert sorted(os.listdir(mnt.path)) == ["plan.md"]
 
 
+def test_a_patch_reject_file_has_one_version_at_its_name(mnt, tmp_path):
+    """A hunk that does not apply goes to NAME.rej by way of NAME.rXXXXXX,
+    which keeps no version of its own."""
+    (mnt.path / "f.md").write_text("alpha\nbeta\n")
+    old, new = tmp_path / "old.md", tmp_path / "new.md"
+    old.write_text("gamma\ndelta\n")
+    new.write_text("gamma\nepsilon\n")
+    diff = subprocess.run(["diff", "-u", str(old), str(new)], capture_output=True,
+                          text=True).stdout.replace(str(old), "f.md").replace(str(new), "f.md")
+    proc = subprocess.run(["patch", "-p0", "-s", "-f"], input=diff, text=True, cwd=mnt.path,
+                          capture_output=True, timeout=30)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "epsilon" in (mnt.path / "f.md.rej").read_text()
+    h = history(mnt.db, "/memories/f.md.rej", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [("create", "/memories/f.md.rej")], h
+    assert [v["op"] for v in history(mnt.db, "/memories/f.md", ns=mnt.ns)] == ["create"]
+    assert sorted(os.listdir(mnt.path)) == ["f.md", "f.md.orig", "f.md.rej"]
+
+
+def test_zip_keeps_an_archive_at_its_own_name(mnt):
+    """Info-ZIP writes every archive to ziXXXXXX and renames it onto the
+    archive's name: no version is stored at the temp name."""
+    (mnt.path / "f1.md").write_text("one\n")
+    (mnt.path / "f2.md").write_text("two\n")
+    for member in ("f1.md", "f2.md"):
+        subprocess.run(["zip", "-q", "a.zip", member], cwd=mnt.path, check=True, timeout=30)
+    listed = subprocess.run(["unzip", "-Z1", str(mnt.path / "a.zip")], capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert listed == ["f1.md", "f2.md"]
+    # Both saves came within the revive window of the archive's first one,
+    # whose one version is discarded by the second zip's unlink (fusefs.md).
+    h = history(mnt.db, "/memories/a.zip", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [("create", "/memories/a.zip")], h
+    log = areev(mnt.db, "log", ns=mnt.ns).stdout
+    assert not re.search(r"add +\w+ +/memories/zi", log), log
+    assert sorted(os.listdir(mnt.path)) == ["a.zip", "f1.md", "f2.md"]
+
+
+def test_a_bare_repository_in_the_mount_keeps_no_history(mnt, tmp_path):
+    """NAME.git is git's own directory without the leading dot: stored, not
+    versioned, like a working tree's .git/."""
+    subprocess.run(["git", "init", "-q", "--bare", str(mnt.path / "srv" / "repo.git")],
+                   check=True, timeout=60)
+    work = tmp_path / "work"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(work)]
+    subprocess.run(["git", "init", "-q", str(work)], check=True, timeout=60)
+    (work / "a.md").write_text("a\n")
+    subprocess.run(git + ["add", "-A"], check=True, timeout=60)
+    subprocess.run(git + ["commit", "-q", "-m", "one"], check=True, timeout=60)
+    subprocess.run(git + ["push", "-q", str(mnt.path / "srv" / "repo.git"), "HEAD:refs/heads/main"],
+                   check=True, timeout=60, capture_output=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(mnt.path / "srv" / "repo.git"),
+                    str(clone)], check=True, timeout=60, capture_output=True)
+    assert (clone / "a.md").read_text() == "a\n"
+    log = areev(mnt.db, "log", ns=mnt.ns).stdout
+    assert "repo.git/HEAD" in log  # stored
+    assert not re.search(r"(add|supersede) +\w+ +/memories/srv/repo.git/", log), log
+    assert history(mnt.db, "/memories/srv/repo.git/HEAD", ns=mnt.ns) == []
+
+
 def test_a_rename_of_a_file_with_a_history_onto_its_shorter_name_keeps_it(mnt):
     """Only a young copy loses its own chain: a file with versions of its own
     renamed onto the name it extends moves its history there, as any rename."""
