@@ -9,11 +9,13 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -70,7 +72,11 @@ unsigned ProcessForkCount() {
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), live_(other.live_), status_(std::move(other.status_)) {
+    : db_(other.db_),
+      stmt_(other.stmt_),
+      live_(other.live_),
+      status_(std::move(other.status_)),
+      gave_row_(other.gave_row_) {
   other.stmt_ = nullptr;
   other.live_ = nullptr;
 }
@@ -100,9 +106,40 @@ void Statement::BindBlob(int index, std::string_view value) {
 
 void Statement::BindNull(int index) { sqlite3_bind_null(stmt_, index); }
 
+namespace {
+
+// A connection that may not write the -shm (Db::OpenReadOnlyShared) is told
+// SQLITE_READONLY_RECOVERY or _CANTINIT when it finds the WAL-index header
+// changing under it (a writer's commit or recovery): transient, like
+// SQLITE_BUSY, which SQLite's busy handler waits out but these skip.
+bool IsTransientReadOnly(int ext) {
+  return ext == SQLITE_READONLY_RECOVERY || ext == SQLITE_READONLY_CANTINIT;
+}
+
+}  // namespace
+
 StepResult Statement::Step() {
   int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return StepResult::kRow;
+  if (!gave_row_ && rc != SQLITE_ROW && rc != SQLITE_DONE &&
+      IsTransientReadOnly(sqlite3_extended_errcode(db_))) {
+    // Before its first row the statement has read nothing: run it again,
+    // for up to a second.
+    using std::chrono::microseconds;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    for (int attempt = 0; std::chrono::steady_clock::now() < deadline; ++attempt) {
+      std::this_thread::sleep_for(microseconds(attempt < 20 ? 100 : 1000));
+      sqlite3_reset(stmt_);
+      rc = sqlite3_step(stmt_);
+      if (rc == SQLITE_ROW || rc == SQLITE_DONE ||
+          !IsTransientReadOnly(sqlite3_extended_errcode(db_))) {
+        break;
+      }
+    }
+  }
+  if (rc == SQLITE_ROW) {
+    gave_row_ = true;
+    return StepResult::kRow;
+  }
   if (rc == SQLITE_DONE) return StepResult::kDone;
   int ext = sqlite3_extended_errcode(db_);
   std::string msg = sqlite3_errmsg(db_);
@@ -229,6 +266,10 @@ void Db::ReleaseInherited() {
 void Db::Close() {
   ReleaseInherited();  // an inherited connection is closed without its held read's COMMIT
   CloseConnection(true);
+  snapshot_why_.clear();  // the next open says what it is
+  snapshot_errno_ = 0;
+  snapshot_path_.clear();
+  snapshot_stat_ = {};
 }
 
 void Db::CloseConnection(bool unregister) {

@@ -64,6 +64,7 @@ class Statement {
   sqlite3_stmt* stmt_;
   int* live_;  // nullptr once moved from
   Status status_;
+  bool gave_row_ = false;  // Step has returned kRow
 };
 
 // The WAL-index header that every connection of every process shares, as one

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -124,13 +125,40 @@ std::string StrandedWal(const std::string& path) {
       file.string(), file.parent_path().string());
 }
 
+// What the first bytes of the file at `path` say it is.
+enum class FileHead { kUnread, kEmpty, kNotSqlite, kRollback, kWal };
+
+FileHead ReadFileHead(const std::string& path) {
+  static constexpr char kMagic[16] = "SQLite format 3";  // with its NUL
+  constexpr std::size_t kHeadBytes = 20;  // bytes 18 and 19: 2 in WAL mode
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return FileHead::kUnread;
+  unsigned char head[kHeadBytes] = {};
+  const std::size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (got == 0) return FileHead::kEmpty;
+  if (got < sizeof head || std::memcmp(head, kMagic, sizeof kMagic) != 0) {
+    return FileHead::kNotSqlite;
+  }
+  const auto mode = [](unsigned char version) { return version == 1 || version == 2; };
+  if (!mode(head[18]) || !mode(head[19])) return FileHead::kNotSqlite;
+  return head[18] == 2 && head[19] == 2 ? FileHead::kWal : FileHead::kRollback;
+}
+
 // Opens a store the user may not write, so that no -wal or -shm of this
 // user's is ever made beside it: a snapshot while no process has it open,
 // else through the -wal and -shm its writers keep. Those writers may close it
 // between the look and the open, and SQLite would then read the file in
 // rollback mode, unguarded against a writer that comes: look again.
 Status OpenForReader(Db* db, const std::string& path) {
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  // A snapshot would take a file that is no database for one a writer tore
+  // (Busy): refused here as a writer's open refuses it.
+  if (ReadFileHead(path) == FileHead::kNotSqlite) {
+    return Status::Corruption("file is not a database");  // ExplainOpenError words it
+  }
+  // As long as a creator may take to make a store of an empty file.
+  const auto give_up = std::chrono::steady_clock::now() + kEmptyFileGrace;
+  for (int attempt = 0;; ++attempt) {
     int why_errno = 0;
     if (std::string real, why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
       return db->OpenSnapshot(real, std::move(why), why_errno);
@@ -139,11 +167,19 @@ Status OpenForReader(Db* db, const std::string& path) {
     auto wal = db->InWalMode();
     if (wal.has_value() && *wal) return Status::Ok();
     db->Close();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
+    if (attempt >= 4 && std::chrono::steady_clock::now() >= give_up) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 << std::min(attempt, 5)));
   }
   // Not a race with writers when a -wal with commits has no -shm beside it.
   if (std::string stranded = StrandedWal(path); !stranded.empty()) {
     return Status::IOError(std::move(stranded));
+  }
+  switch (ReadFileHead(path)) {
+    case FileHead::kEmpty: return Status::Corruption("the file is empty, not an areev store");
+    case FileHead::kNotSqlite: return Status::Corruption("file is not a database");
+    case FileHead::kRollback:  // every store is in WAL mode from its creation on
+      return Status::Corruption("the file is a SQLite database but not an areev store");
+    default: break;
   }
   return Status::Busy("the store's writers kept opening and closing it; try again");
 }
@@ -371,26 +407,36 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   auto impl = std::make_unique<StoreImpl>(options);
   const AbsentFiles absent =
       options.create_if_missing ? AbsentFiles::At(path) : AbsentFiles{};
-  GRAINSTORE_RETURN_IF_ERROR(
-      ExplainOpenError(path, OpenStoreFile(&impl->db, path, options.create_if_missing)));
-  // A caller that may not create a store reads: SQLite would take an empty
-  // file for a new database, and configuring the connection would write a
-  // store into it, as migrating would into a SQLite database without one.
-  // A process creating the store shows each of those for a moment, so the
-  // file gets a short while to become a store first.
-  if (!options.create_if_missing) {
-    GRAINSTORE_RETURN_IF_ERROR(WaitForCreator(
-        [&]() -> Result<bool> {
-          std::error_code ec;
-          return !(std::filesystem::is_regular_file(path, ec) &&
-                   std::filesystem::file_size(path, ec) == 0 && !ec);
-        },
-        "the file is empty, not an areev store"));
-  }
-  // Another program's database is refused as it was found, before
-  // ConfigureConnection switches it to WAL.
   const std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
-  if (Status ready = PrepareConnection(impl.get(), path, options, busy); !ready.ok()) {
+  // A snapshot opened while no process had the store open no longer
+  // describes the file once a writer opens it meanwhile (its -wal and -shm
+  // appear): it is opened again, as the reopen hook set below does later.
+  constexpr int kSnapshotTries = 3;
+  for (int attempt = 1;; ++attempt) {
+    GRAINSTORE_RETURN_IF_ERROR(
+        ExplainOpenError(path, OpenStoreFile(&impl->db, path, options.create_if_missing)));
+    // A caller that may not create a store reads: SQLite would take an empty
+    // file for a new database, and configuring the connection would write a
+    // store into it, as migrating would into a SQLite database without one.
+    // A process creating the store shows each of those for a moment, so the
+    // file gets a short while to become a store first.
+    if (!options.create_if_missing) {
+      GRAINSTORE_RETURN_IF_ERROR(WaitForCreator(
+          [&]() -> Result<bool> {
+            std::error_code ec;
+            return !(std::filesystem::is_regular_file(path, ec) &&
+                     std::filesystem::file_size(path, ec) == 0 && !ec);
+          },
+          "the file is empty, not an areev store"));
+    }
+    // Another program's database is refused as it was found, before
+    // ConfigureConnection switches it to WAL.
+    Status ready = PrepareConnection(impl.get(), path, options, busy);
+    if (ready.ok()) break;
+    if (ready.code() == StatusCode::kBusy && impl->db.snapshot() && attempt < kSnapshotTries) {
+      impl->db.Close();
+      continue;
+    }
     return AbandonNewStore(std::move(impl), path, absent, std::move(ready));
   }
   // A write waiting for another process's write lock lets the Store's other

@@ -1243,3 +1243,38 @@ def test_a_store_name_ending_in_a_directory_creates_no_file(run_areev, tmp_path)
         proc = run_areev("recall", "--subject", "s", "--db", named)
         assert (proc.returncode, proc.stdout) == (3, ""), named
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"]
+
+
+def test_a_file_that_is_no_store_reads_the_same_to_a_user_who_may_not_write_it(as_nobody,
+                                                                              run_areev):
+    # Issue: the snapshot a reader opens took a file that is no database for
+    # one a writer tore ("the store changed ...; try again", exit 1, EBUSY),
+    # and an empty file for writers that kept opening and closing it.
+    shared, nobody = as_nobody
+    (shared / "text.db").write_text("not sqlite at all, just text\n")
+    (shared / "magic.db").write_bytes(b"SQLite format 3\0garbage after the magic")
+    (shared / "empty.db").write_bytes(b"")
+    other = sqlite3.connect(shared / "other.db")
+    other.execute("CREATE TABLE t(x)")
+    other.commit()
+    other.close()
+    expected = {
+        "text.db": "not an areev store: the file is not a SQLite database",
+        "magic.db": "not an areev store: the file is not a SQLite database",
+        "empty.db": "the file is empty, not an areev store",
+        "other.db": "the file is a SQLite database but not an areev store",
+    }
+    for name, reason in expected.items():
+        db = shared / name
+        db.chmod(0o644)
+        before = db.read_bytes()
+        for who in ("owner", "nobody"):
+            if who == "owner":
+                proc = run_areev("log", "--db", str(db))
+            else:
+                proc = subprocess.run(nobody + ["log", "--db", str(db)], capture_output=True,
+                                      text=True)
+            assert (proc.returncode, proc.stderr) == (
+                3, f"areev: cannot open store {db}: {reason}\n"), (name, who)
+        assert db.read_bytes() == before, name
+    assert sorted(p.name for p in shared.iterdir()) == sorted(["areev", *expected])
