@@ -92,7 +92,25 @@ class Areev {
    * while the object converts, prints and awaits as a plain object (see below).
    */
   memoryToolHandlers() {
-    const run = (command) => settled(() => this.memoryTool(JSON.stringify(command)));
+    // The SDK's runner starts one turn's tool calls together, in the order the
+    // model wrote them, and awaits them all: the handlers run them one after
+    // another in the order they were called, so each command sees what the one
+    // before it did, as through the CLI or Python (a turn that creates a file
+    // and then edits it). Calls through other handlers or memoryTool() are not
+    // ordered with these.
+    let previous = Promise.resolve();
+    const after = () => {};
+    const run = (command) => {
+      let text;
+      try {
+        text = JSON.stringify(command);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      const result = previous.then(() => this.memoryTool(text));
+      previous = result.then(after, after);
+      return result;
+    };
     const handlers = {};
     for (const name of COMMANDS) handlers[name] = run;
     const wrapped = new Map();  // one per method, so that h.toString === h.toString

@@ -132,6 +132,30 @@ test('memoryToolHandlers forward every command string to the backend', async () 
   m.close();
 });
 
+// Issue: the SDK's runner starts one turn's calls together, and commands
+// that build on each other ran in any order (a view before the create).
+test('memoryToolHandlers run the calls made together in the order they were made', async () => {
+  const m = new Areev(tmpDb());
+  for (let round = 0; round < 20; round += 1) {
+    const h = m.memoryToolHandlers();
+    const p = `/memories/r${round}.md`;
+    const calls = [
+      h.create({ command: 'create', path: p, file_text: 'hello\n' }),
+      h.str_replace({ command: 'str_replace', path: p, old_str: 'hello', new_str: 'bye' }),
+      h.view({ command: 'view', path: p }),
+      h.delete({ command: 'delete', path: p }),
+      h.view({ command: 'view', path: p }),
+    ];
+    const got = await Promise.allSettled(calls);
+    assert.deepEqual(got.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled',
+      'fulfilled', 'rejected'], `round ${round}`);
+    assert.equal(got[2].value,
+      `Here's the content of ${p} with line numbers:\n     1\tbye\n     2\t`);
+    assert.match(got[4].reason.message, /does not exist/);
+  }
+  m.close();
+});
+
 // Issue: `'' + handlers` answered toString/valueOf with a command runner, whose
 // rejected promise nobody handled, and that ended the process. Run in a process
 // of its own so such a crash shows as an exit code, not as this runner's failure.

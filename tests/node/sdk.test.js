@@ -43,6 +43,18 @@ const TURNS = [
     { command: 'create', path: '/memories/b.md', file_text: 'b' },
     { command: 'view', path: '/memories/missing.md' },
   ],
+  // Issue: the runner starts a turn's calls together, and they ran in any
+  // order; commands that build on each other now run in the order written.
+  [
+    { command: 'create', path: '/memories/turn.md', file_text: 'one\n' },
+    { command: 'str_replace', path: '/memories/turn.md', old_str: 'one', new_str: 'two' },
+    { command: 'insert', path: '/memories/turn.md', insert_line: 1, insert_text: 'three\n' },
+    { command: 'view', path: '/memories/turn.md' },
+    { command: 'rename', old_path: '/memories/turn.md', new_path: '/memories/turned.md' },
+    { command: 'view', path: '/memories/turned.md' },
+    { command: 'delete', path: '/memories/turned.md' },
+    { command: 'view', path: '/memories/turned.md' },
+  ],
 ];
 
 function scriptedFetch(turns, seen) {
