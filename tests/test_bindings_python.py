@@ -175,9 +175,17 @@ def test_non_str_raises_type_error(mem, bad):
         mem.memory_tool(bad)
 
 
-def test_lone_surrogate_is_value_error(mem):
-    with pytest.raises(ValueError):  # UnicodeEncodeError
-        mem.memory_tool('{"command": "view", "path": "/memories/\ud800"}')
+def test_a_lone_surrogate_in_a_command_is_the_tools_utf8_error(areev, mem):
+    # Issue: Python's codec text ("'utf-8' codec can't encode ...") reached the
+    # model through the documented tool loop; the CLI and Node answer with the
+    # tool's own error for the same text.
+    for command in ('{"command": "view", "path": "/memories/\ud800"}',
+                    '{"command": "create", "path": "/memories/a", "file_text": "x\udc80y"}'):
+        with pytest.raises(areev.ToolError) as caught:
+            mem.memory_tool(command)
+        assert str(caught.value) == "Input is not valid UTF-8"
+        assert type(caught.value) is areev.ToolError
+    assert "/memories/a" not in mem.memory_tool('{"command": "view", "path": "/memories"}')
 
 
 def test_bad_constructor_arguments(areev, db, tmp_path):

@@ -162,7 +162,11 @@ Handle* HandleOf(PyObject* self_obj) {
 PyObject* AreevMemoryTool(PyObject* self, PyObject* arg) {
   Handle* handle = HandleOf(self);
   if (handle == nullptr) return nullptr;
-  PyObject* bytes = Utf8Of(arg, "memory_tool() argument");
+  // A lone surrogate passes as its 3 bytes, which are not UTF-8: the tool
+  // answers with its own error for them (ToolError "Input is not valid
+  // UTF-8"), as the CLI and Node do, never with Python's codec message.
+  if (arg != nullptr && !PyUnicode_Check(arg)) return Utf8Of(arg, "memory_tool() argument");
+  PyObject* bytes = PyUnicode_AsEncodedString(arg, "utf-8", "surrogatepass");
   if (bytes == nullptr) return nullptr;
   std::string_view json = ViewOf(bytes);
   BindingError error;
