@@ -322,9 +322,14 @@ Status Db::Reconnect() {
   Status opened = reopen_ ? reopen_(this, path) : OpenAs(name, flags);
   if (!opened.ok()) {
     Close();
+    // A file that is gone (deleted, or moved away) is said so, with ENOENT.
+    struct stat st {};
+    const bool gone = ::stat(path.c_str(), &st) != 0 && errno == ENOENT;
+    Status failed = Status::IOError(fmt::format(
+        "cannot open the store {} again in this process: {}", path,
+        gone ? std::string("it no longer exists (deleted, or moved away)") : opened.message()));
     reopen_path_ = std::move(path);  // the next statement tries again
-    return Status::IOError(
-        fmt::format("cannot open the store again in this process: {}", opened.message()));
+    return std::move(failed).WithErrno(gone ? ENOENT : opened.sys_errno());
   }
   return Status::Ok();
 }

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -204,6 +207,41 @@ TEST(ForkChildTest, AGrandchildForkedWhileTheChildReleasesItsConnectionsCanUseAS
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) ++hung;
   }
   EXPECT_EQ(hung, 0);
+}
+
+// Issue: a child whose parent's store file had been moved away failed with
+// SQLite's "open: cannot open database file", no path and no errno.
+TEST(ForkChildTest, AChildWhoseStoreFileMovedAwaySaysSoWithTheFileAndEnoent) {
+  test::ScratchDir dir("fork_child_test");
+  const std::string path = dir.File("s.db");
+  std::unique_ptr<Store> store = OpenWithAFile(path);
+  ASSERT_NE(store, nullptr);
+  auto default_ns = store->Namespace("default");
+  ASSERT_TRUE(default_ns.has_value());
+  ASSERT_EQ(::rename(path.c_str(), dir.File("moved.db").c_str()), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    NodeInfo info;  // asked for: read from SQL, not from the read cache
+    auto ns = store->ReadFile(*default_ns, "/memories/before.md", &info);
+    const std::string want = "cannot open the store " + path +
+                             " again in this process: it no longer exists (deleted, or moved away)";
+    int code = 0;
+    if (ns.has_value()) {
+      code = 1;
+    } else if (ns.error().message() != want) {
+      code = 2;
+    } else if (ns.error().sys_errno() != ENOENT) {
+      code = 3;
+    } else if (std::ifstream(path).good()) {
+      code = 4;  // no new store was made by that name
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
