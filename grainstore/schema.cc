@@ -289,6 +289,12 @@ Status CheckHeader(std::int64_t app, std::int64_t version) {
         "the store has schema version {}, newer than this build supports ({})", version,
         kSchemaVersion));
   }
+  if (version < 0 || (app == kApplicationId && version == 0)) {
+    return Status::Corruption(fmt::format(
+        "the store's header says schema version {}, which no areev build writes (another "
+        "program changed it)",
+        version));
+  }
   return Status::Ok();
 }
 
@@ -426,12 +432,24 @@ Status Migrate(Db* db) {
     return Status::Corruption("the file is a SQLite database but not an areev store");
   }
   if (*version == 0) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kSchemaV1));
-  if (*version <= 1) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV1ToV2));
-  if (*version <= 2) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV2ToV3));
-  if (*version <= 3) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV3ToV4));
-  if (*version <= 4) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV4ToV5));
-  if (*version <= 5) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV5ToV6));
-  if (*version <= 6) GRAINSTORE_RETURN_IF_ERROR(db->Exec(kMigrateV6ToV7));
+  // A step that fails leaves the file as it was (the transaction rolls back)
+  // and says which migration it was: a header changed by another program
+  // names a version whose tables the file does not have.
+  const auto step = [&](std::int64_t from, const char* sql) -> Status {
+    if (*version > from) return Status::Ok();
+    Status ran = db->Exec(sql);
+    if (ran.ok()) return ran;
+    std::string message = fmt::format("migrating the store from schema version {} to {} failed "
+                                      "(the file is left as it was): {}",
+                                      *version, kSchemaVersion, ran.message());
+    return std::move(ran).WithMessage(std::move(message));
+  };
+  GRAINSTORE_RETURN_IF_ERROR(step(1, kMigrateV1ToV2));
+  GRAINSTORE_RETURN_IF_ERROR(step(2, kMigrateV2ToV3));
+  GRAINSTORE_RETURN_IF_ERROR(step(3, kMigrateV3ToV4));
+  GRAINSTORE_RETURN_IF_ERROR(step(4, kMigrateV4ToV5));
+  GRAINSTORE_RETURN_IF_ERROR(step(5, kMigrateV5ToV6));
+  GRAINSTORE_RETURN_IF_ERROR(step(6, kMigrateV6ToV7));
   // v7 -> v8 changes no table (above): the stamp below is the migration.
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));

@@ -217,6 +217,29 @@ def test_foreign_sqlite_file_is_exit_3(run_areev, tmp_path):
            f"newer than this build supports (8)\n")
 
 
+def test_a_store_whose_schema_version_another_program_changed_is_named_so(run_areev, db,
+                                                                            tmp_path):
+    # Issue: a negative or zero version under areev's id was taken for an old
+    # store, and its migration failed with "no such column" from SQL.
+    assert run_areev("memtool", create("/memories/a", "a"), "--db", db).returncode == 0
+    for version in (-1, 0, 1):
+        copy = tmp_path / f"v{version}.db"
+        shutil.copy(db, copy)
+        with contextlib.closing(sqlite3.connect(copy)) as con:
+            con.execute(f"PRAGMA user_version = {version}")
+        before = copy.read_bytes()
+        proc = run_areev("log", "--db", str(copy))
+        if version < 1:
+            reason = (f"the store's header says schema version {version}, which no areev build "
+                      "writes (another program changed it)")
+        else:
+            reason = ("migrating the store from schema version 1 to 8 failed (the file is left "
+                      'as it was): the store: no such column: "head_grain"')
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store {copy}: {reason}\n"), version
+        assert copy.read_bytes() == before, version
+
+
 def test_read_only_commands_do_not_create_a_store(run_areev, tmp_path):
     missing = tmp_path / "missing.db"
     for args in (["cat", "/memories/a"], ["history", "/memories/a"], ["log"],
