@@ -239,6 +239,22 @@ fuse_lowlevel_ops BuildOperations() {
   return ops;
 }
 
+namespace {
+
+// A dead mount of areev's at `mountpoint` (its daemon is gone, and with it
+// the fusermount3 that would have removed it): detached, so that the mount
+// asked for can take its place. Another program's dead mount is left alone.
+bool ClearDeadMount(const std::string& mountpoint) {
+  const std::string resolved = ResolveMountPath(mountpoint);
+  if (MountAt(resolved).type != "fuse.areev") return false;
+  if (RunCommand({"fusermount3", "-u", "-z", "-q", resolved}) != 0) return false;
+  Log(LogLevel::kWarning, "a mount of areev's whose daemon is gone was still on {}; removed it",
+      mountpoint);
+  return true;
+}
+
+}  // namespace
+
 int RunMount(const MountOptions& given) {
   SetLogVerbose(given.debug);
   if (given.mountpoint.empty() || given.db_path.empty()) {
@@ -268,9 +284,14 @@ int RunMount(const MountOptions& given) {
   // Checked before the store is opened, so a mistyped mountpoint leaves no
   // new store file behind.
   struct stat st{};
-  const int stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
-                       : S_ISDIR(st.st_mode)                       ? 0
-                                                                   : ENOTDIR;
+  int stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
+                 : S_ISDIR(st.st_mode)                       ? 0
+                                                             : ENOTDIR;
+  if (stat_err == ENOTCONN && ClearDeadMount(options.mountpoint)) {
+    stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
+               : S_ISDIR(st.st_mode)                       ? 0
+                                                           : ENOTDIR;
+  }
   if (struct stat link{}; stat_err == ENOENT && lstat(options.mountpoint.c_str(), &link) == 0) {
     Log(LogLevel::kError, "cannot mount on {}: it is a symlink to a directory that does not exist",
         options.mountpoint);

@@ -361,7 +361,7 @@ def _helpers_of(mountpoint):
             if argv and argv[0].endswith(b"fusermount3") and argv[-1] == os.fsencode(mountpoint)]
 
 
-def test_mount_over_a_dead_mount_says_how_to_clear_it(areev_bin, run_areev, db, tmp_path):
+def test_mount_over_a_dead_mount_of_its_own_clears_it_first(areev_bin, run_areev, db, tmp_path):
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     proc = subprocess.Popen([str(areev_bin), "mount", str(mnt), "--db", db, "-f"],
@@ -385,14 +385,17 @@ def test_mount_over_a_dead_mount_says_how_to_clear_it(areev_bin, run_areev, db, 
         with pytest.raises(OSError) as dead:
             os.stat(mnt)
         assert dead.value.errno == errno.ENOTCONN
+        # Issue: auto_unmount's helper sometimes left the dead mount after a
+        # kill -9 too, and every mount there was refused until `areev umount`.
         again = run_areev("mount", str(mnt), "--db", db, timeout=20)
         assert (again.returncode, again.stderr) == (
-            1, f"areev mount: ERROR: cannot mount on {mnt}: a mount whose daemon is gone is "
-               f"still there; remove it first (areev umount {mnt})\n")
-        assert run_areev("umount", str(mnt), timeout=20).returncode == 0
-        assert run_areev("mount", str(mnt), "--db", db, timeout=20).returncode == 0
+            0, f"areev mount: warning: a mount of areev's whose daemon is gone was still on "
+               f"{mnt}; removed it\n")
         assert os.path.ismount(mnt)
+        (mnt / "after.md").write_text("mounted again\n")
         assert run_areev("umount", str(mnt), timeout=20).returncode == 0
+        assert run_areev("cat", "/memories/after.md", "--db", db).stdout == "mounted again\n"
+        assert [line for line in open("/proc/self/mountinfo") if f" {mnt} " in line] == []
     finally:
         if proc.poll() is None:
             proc.kill()
