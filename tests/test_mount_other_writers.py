@@ -203,6 +203,7 @@ def race_target(mnt, dirname):
 # read, or the old size in NUL bytes from the kernel), the replacing file's
 # body cut to the replaced one's size, or failed with ENOENT when its read
 # came between the rename's commit and the daemon's marking of the inode.
+@kernel_owns_in_writeback("a file's size until the poller drops its name")  # noqa: F405
 def test_readers_of_a_file_replaced_by_renames_and_written_elsewhere_read_content(mnt):
     target, rounds = race_target(mnt, "race")
     done = threading.Event()
