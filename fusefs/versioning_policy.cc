@@ -52,13 +52,17 @@ bool IsPythonTemp(std::string_view name) {
   return true;
 }
 
+// Whether `tail` is what mkstemp-style generators draw from [A-Za-z0-9]:
+// all lower-case letters or all digits is far likelier a person's name.
+bool IsDrawnTail(std::string_view tail) {
+  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
+}
+
 // tmp.?????????? : mktemp(1)'s default name, tmp. and 10 characters drawn
 // from [A-Za-z0-9]; ten lower-case letters (tmp.properties) or ten digits (a
 // time stamp) are a person's name, and mktemp draws them rarely.
 bool IsMktempTemp(std::string_view name) {
-  if (name.size() != 14 || !StartsWith(name, "tmp.")) return false;
-  const std::string_view tail = name.substr(4);
-  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
+  return name.size() == 14 && StartsWith(name, "tmp.") && IsDrawnTail(name.substr(4));
 }
 
 // .tmp?????? : Rust's tempfile crate (NamedTempFile::new_in, the usual way
@@ -66,15 +70,7 @@ bool IsMktempTemp(std::string_view name) {
 // [A-Za-z0-9]; as for mktemp, six lower-case letters (.tmpfiles) or six
 // digits are a person's name.
 bool IsRustTemp(std::string_view name) {
-  if (name.size() != 10 || !StartsWith(name, ".tmp")) return false;
-  const std::string_view tail = name.substr(4);
-  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
-}
-
-// Whether `tail` is what mkstemp-style generators draw from [A-Za-z0-9]:
-// all lower-case letters or all digits is far likelier a person's name.
-bool IsDrawnTail(std::string_view tail) {
-  return AllOf(tail, isalnum) && !AllOf(tail, islower) && !AllOf(tail, isdigit);
+  return name.size() == 10 && StartsWith(name, ".tmp") && IsDrawnTail(name.substr(4));
 }
 
 // zi?????? : Info-ZIP's zip writes every archive, new or updated, to zi and
