@@ -283,15 +283,14 @@ int RunMount(const MountOptions& given) {
   }
   // Checked before the store is opened, so a mistyped mountpoint leaves no
   // new store file behind.
-  struct stat st{};
-  int stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
-                 : S_ISDIR(st.st_mode)                       ? 0
-                                                             : ENOTDIR;
-  if (stat_err == ENOTCONN && ClearDeadMount(options.mountpoint)) {
-    stat_err = stat(options.mountpoint.c_str(), &st) != 0 ? errno
-               : S_ISDIR(st.st_mode)                       ? 0
-                                                           : ENOTDIR;
-  }
+  const auto stat_error = [&] {
+    struct stat st{};
+    return stat(options.mountpoint.c_str(), &st) != 0 ? errno
+           : S_ISDIR(st.st_mode)                       ? 0
+                                                       : ENOTDIR;
+  };
+  int stat_err = stat_error();
+  if (stat_err == ENOTCONN && ClearDeadMount(options.mountpoint)) stat_err = stat_error();
   if (struct stat link{}; stat_err == ENOENT && lstat(options.mountpoint.c_str(), &link) == 0) {
     Log(LogLevel::kError, "cannot mount on {}: it is a symlink to a directory that does not exist",
         options.mountpoint);

@@ -125,24 +125,41 @@ std::string StrandedWal(const std::string& path) {
       file.string(), file.parent_path().string());
 }
 
+// The first bytes of a file: SQLite's header holds its magic (0-15), the
+// page size (16-17) and the file-format versions (18-19, 2 in WAL mode).
+struct FileHeader {
+  bool opened = false;
+  std::size_t got = 0;  // bytes read, of bytes' size
+  unsigned char bytes[20] = {};
+
+  static FileHeader Of(const std::string& path) {
+    FileHeader h;
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return h;
+    h.opened = true;
+    h.got = std::fread(h.bytes, 1, sizeof h.bytes, f);
+    std::fclose(f);
+    return h;
+  }
+  // Whether the first `need` bytes were read and begin with SQLite's magic.
+  bool IsSqlite(std::size_t need) const {
+    static constexpr char kMagic[16] = "SQLite format 3";  // with its NUL
+    return got >= need && need >= sizeof kMagic &&
+           std::memcmp(bytes, kMagic, sizeof kMagic) == 0;
+  }
+};
+
 // What the first bytes of the file at `path` say it is.
 enum class FileHead { kUnread, kEmpty, kNotSqlite, kRollback, kWal };
 
 FileHead ReadFileHead(const std::string& path) {
-  static constexpr char kMagic[16] = "SQLite format 3";  // with its NUL
-  constexpr std::size_t kHeadBytes = 20;  // bytes 18 and 19: 2 in WAL mode
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return FileHead::kUnread;
-  unsigned char head[kHeadBytes] = {};
-  const std::size_t got = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  if (got == 0) return FileHead::kEmpty;
-  if (got < sizeof head || std::memcmp(head, kMagic, sizeof kMagic) != 0) {
-    return FileHead::kNotSqlite;
-  }
+  const FileHeader h = FileHeader::Of(path);
+  if (!h.opened) return FileHead::kUnread;
+  if (h.got == 0) return FileHead::kEmpty;
+  if (!h.IsSqlite(sizeof h.bytes)) return FileHead::kNotSqlite;
   const auto mode = [](unsigned char version) { return version == 1 || version == 2; };
-  if (!mode(head[18]) || !mode(head[19])) return FileHead::kNotSqlite;
-  return head[18] == 2 && head[19] == 2 ? FileHead::kWal : FileHead::kRollback;
+  if (!mode(h.bytes[18]) || !mode(h.bytes[19])) return FileHead::kNotSqlite;
+  return h.bytes[18] == 2 && h.bytes[19] == 2 ? FileHead::kWal : FileHead::kRollback;
 }
 
 // Opens a store the user may not write, so that no -wal or -shm of this
@@ -335,13 +352,9 @@ bool HoldsNoTables(const std::string& path) {
   if (size == 0) return true;
   const std::uintmax_t wal = fs::file_size(path + "-wal", ec);
   if (!ec && wal > kWalHeader) return false;
-  unsigned char header[18] = {};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  const bool read = std::fread(header, 1, sizeof header, f) == sizeof header;
-  std::fclose(f);
-  if (!read || std::memcmp(header, "SQLite format 3", 16) != 0) return false;
-  const unsigned raw = (unsigned{header[16]} << 8) | header[17];
+  const FileHeader header = FileHeader::Of(path);
+  if (!header.IsSqlite(18)) return false;  // through the page size
+  const unsigned raw = (unsigned{header.bytes[16]} << 8) | header.bytes[17];
   const std::uintmax_t page_size = raw == 1 ? 65536 : raw;  // 1 stands for 65536
   return page_size >= 512 && size <= page_size;
 }
