@@ -311,9 +311,11 @@ grainstore::Versioning Filesystem::VersioningOfNewName(grainstore::NodeId dir,
                                                        std::string_view name) {
   const grainstore::Versioning by_name = VersioningFor(KeyOf(dir), name);
   if (by_name != grainstore::Versioning::kVersioned) return by_name;
-  const std::string_view database = SqliteSidecarBase(name);
-  if (database.empty()) return by_name;
-  auto beside = store_->Lookup(dir, database);
+  // A SQLite sidecar of a database, or GNU patch's copy of a file, beside it.
+  std::string_view base = SqliteSidecarBase(name);
+  if (base.empty()) base = PatchTempBase(name);
+  if (base.empty()) return by_name;
+  auto beside = store_->Lookup(dir, base);
   if (beside && beside->kind == grainstore::NodeKind::kFile) {
     return grainstore::Versioning::kUnversioned;
   }

@@ -225,7 +225,8 @@ class Filesystem {
   bool SendsBackNode(std::int64_t tid, Inode& inode);
   // Versioning for a file named `name` in directory `dir` (store id): the
   // name policy (VersioningFor), and a SQLite sidecar (`X-journal`, `X-wal`,
-  // `X-shm`) is unversioned while a file X lies beside it.
+  // `X-shm`) or a GNU patch copy of X (PatchTempBase) is unversioned while a
+  // file X lies beside it.
   grainstore::Versioning VersioningOfNewName(grainstore::NodeId dir, std::string_view name);
   // Seals every dirty draft (unmount).
   void SealAll();

@@ -74,20 +74,19 @@ bool IsRustTemp(std::string_view name) {
 }
 
 // zi?????? : Info-ZIP's zip writes every archive, new or updated, to zi and
-// 6 drawn characters, then renames it onto the archive's name.
+// 6 characters mkstemp draws, then renames it onto the archive's name. Any 6
+// letters or digits: one draw in 190 is all lower-case, and the archive may
+// not exist yet to look beside, so (as for sed) a file named "ziplines" is
+// taken for a temp file too.
 bool IsZipTemp(std::string_view name) {
-  return name.size() == 8 && StartsWith(name, "zi") && IsDrawnTail(name.substr(2));
+  return name.size() == 8 && StartsWith(name, "zi") && AllOf(name.substr(2), isalnum);
 }
 
-// NAME.o?????? NAME.r?????? NAME.i?????? NAME.p?????? : GNU patch's output,
-// reject, input and patch copies (make_tempfile: the file's name, a dot, a
-// letter and 6 drawn characters), renamed onto NAME or NAME.rej.
+// NAME.o?????? NAME.r?????? NAME.i?????? NAME.p?????? with a drawn tail: GNU
+// patch's copies (PatchTempBase); by name alone, since NAME may be a file
+// the patch is about to create.
 bool IsPatchTemp(std::string_view name) {
-  constexpr std::size_t kTail = 1 + 1 + 6;
-  if (name.size() <= kTail || name[name.size() - kTail] != '.') return false;
-  const char letter = name[name.size() - kTail + 1];
-  if (letter != 'o' && letter != 'r' && letter != 'i' && letter != 'p') return false;
-  return IsDrawnTail(name.substr(name.size() - 6));
+  return !PatchTempBase(name).empty() && IsDrawnTail(name.substr(name.size() - 6));
 }
 
 }  // namespace
@@ -155,6 +154,15 @@ bool IsSuffixedCopyOf(std::string_view name, std::string_view target) {
     digit = digit || std::isdigit(u);
   }
   return digit || suffix.front() == '.';
+}
+
+std::string_view PatchTempBase(std::string_view name) {
+  constexpr std::size_t kTail = 1 + 1 + 6;
+  if (name.size() <= kTail || name[name.size() - kTail] != '.') return {};
+  const char letter = name[name.size() - kTail + 1];
+  if (letter != 'o' && letter != 'r' && letter != 'i' && letter != 'p') return {};
+  if (!AllOf(name.substr(name.size() - 6), isalnum)) return {};
+  return name.substr(0, name.size() - kTail);
 }
 
 std::string_view SqliteSidecarBase(std::string_view name) {

@@ -14,7 +14,8 @@ namespace fusefs {
 // *.swp *.swo *.swx .*.sw? 4913.. (vim's digits-only probe names) *~ *.bak *.orig #*# .#*
 // *___jb_tmp___ *___jb_old___ .goutputstream-* sed?????? *.tmp *.tmp.*
 // *.vsctmp .~lock.*# tmp???????? (Python tempfile) tmp.?????????? (mktemp)
-// .tmp?????? (Rust's tempfile).
+// .tmp?????? (Rust's tempfile) zi?????? (Info-ZIP) and GNU patch's
+// NAME.[oirp]?????? with a drawn tail.
 // `*.lock` is NOT matched.
 bool IsTempName(std::string_view name);
 
@@ -36,6 +37,14 @@ bool IsTempCopyOf(std::string_view name, std::string_view target);
 // Tempfile ("notes.md20261205-42-1x9abc"), Qt's QSaveFile ("notes.md.aBc123");
 // also a person's "notes.md.new".
 bool IsSuffixedCopyOf(std::string_view name, std::string_view target);
+
+// The file GNU patch writes a copy for: "notes.md" for "notes.md.oCkteJv",
+// its output, reject, input or patch copy (make_tempfile: the file's name, a
+// dot, one of the letters o r i p and 6 letters or digits mkstemp draws),
+// renamed onto NAME or NAME.rej; "" for other names. A tail of 6 lower-case
+// letters or 6 digits (one draw in 190) is a temp file only when NAME lies
+// beside it ("x.indexed" alone is a person's name; the caller checks that).
+std::string_view PatchTempBase(std::string_view name);
 
 // The database name a SQLite sidecar file belongs to: "notes.db" for
 // "notes.db-journal", "notes.db-wal" or "notes.db-shm"; "" for other names.

@@ -19,6 +19,7 @@ TEST(IsTempNameTest, EditorAndToolDroppings) {
       ".~lock.report.odt#", "tmpab_3x9zq", "tmp.NbZgMbDQgz", "notes.md.bak", "notes.md.orig",
       ".tmpAbC123", ".tmp5xQz9k", "%tmp%a%b.md.swp",
       "zi1j6wpN", "ziyOFmIa", "f.md.rwJBXZY", "notes.md.oCkteJv", "a.iAb12Cd", "a.p0aZ9yQ",
+      "zikxcsdh", "ziplines", "zi123456",
   };
   for (const char* name : temps) EXPECT_TRUE(IsTempName(name)) << name;
 }
@@ -31,7 +32,7 @@ TEST(IsTempNameTest, RealFilesStayVersioned) {
       "template", ".~lock.odt", "x.vsctmp.md", "README", ".bashrc", "bak.md", "a.baked",
       ".tmpfiles", ".tmp123456", ".tmpAbC12", ".tmpAbC1234", ".tmpAb-123", "%", "%%",
       "%notes.md", "50%off.md", "a%b%c", "%E2%9C%93 done%.md", "%home%me%notes.md",
-      "ziplines", "zi123456", "zip.json", "zi1j6wp", "zi1j6wpNx", "x.install", "a.p123456",
+      "zip.json", "zi1j6wp", "zi1j6wpNx", "x.install", "a.p123456",
       "a.rAb12C", "a.xAb12Cd", ".rAb12Cd",
   };
   for (const char* name : real) EXPECT_FALSE(IsTempName(name)) << name;
@@ -135,6 +136,18 @@ TEST(IsTempCopyMoveTest, ToItsNameOrIntoTheDelayDirBelow) {
   EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/x.~tmp~", "f.md"));
   EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/b/.~tmp~", "f.md"));
   EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/.~tmp~", "g.md"));
+}
+
+TEST(PatchTempBaseTest, NameDotLetterAndSixLettersOrDigits) {
+  EXPECT_EQ(PatchTempBase("notes.md.oCkteJv"), "notes.md");
+  EXPECT_EQ(PatchTempBase("f.md.rkxcsdh"), "f.md");  // all lower-case: looked beside
+  EXPECT_EQ(PatchTempBase("x.indexed"), "x");
+  EXPECT_EQ(PatchTempBase("a.p123456"), "a");
+  EXPECT_EQ(PatchTempBase(".oAbCdEf"), "");
+  EXPECT_EQ(PatchTempBase("a.xAb12Cd"), "");
+  EXPECT_EQ(PatchTempBase("a.oAb-2Cd"), "");
+  EXPECT_EQ(PatchTempBase("a.oAb12C"), "");
+  EXPECT_EQ(PatchTempBase("notes.md"), "");
 }
 
 TEST(SqliteSidecarBaseTest, JournalWalAndShm) {

@@ -677,6 +677,22 @@ def test_a_patch_reject_file_has_one_version_at_its_name(mnt, tmp_path):
     assert sorted(os.listdir(mnt.path)) == ["f.md", "f.md.orig", "f.md.rej"]
 
 
+def test_patch_copies_with_a_word_for_a_tail_keep_no_version_beside_their_file(mnt):
+    """patch draws NAME.rXXXXXX from [A-Za-z0-9]; a draw of lower-case letters
+    only (one in 190) is a temp file too while NAME lies beside it, and a
+    name of that shape with no such file keeps its history."""
+    (mnt.path / "f.md").write_text("alpha\n")
+    (mnt.path / "f.md.rkxcsdh").write_text("--- rejected hunk\n")
+    os.rename(mnt.path / "f.md.rkxcsdh", mnt.path / "f.md.rej")
+    h = history(mnt.db, "/memories/f.md.rej", ns=mnt.ns)
+    assert [(v["op"], v["subject"]) for v in h] == [("create", "/memories/f.md.rej")], h
+    log = areev(mnt.db, "log", ns=mnt.ns).stdout
+    assert not re.search(r"add +\w+ +/memories/f.md.rkxcsdh", log), log
+    (mnt.path / "x.indexed").write_text("one\n")
+    (mnt.path / "x.indexed").write_text("two\n")
+    assert len(history(mnt.db, "/memories/x.indexed", ns=mnt.ns)) == 2
+
+
 def test_zip_keeps_an_archive_at_its_own_name(mnt):
     """Info-ZIP writes every archive to ziXXXXXX and renames it onto the
     archive's name: no version is stored at the temp name."""
