@@ -25,9 +25,10 @@ using grainstore::Status;
 namespace {
 
 // Longest a flush waits for the rest of another handle's write(2) (see
-// Inode::split_writer). The rest follows at once; a writer whose write
-// simply ended on a page boundary and stays open costs a flush this much.
-constexpr auto kSplitWriteWait = std::chrono::milliseconds(20);
+// Inode::split_writer). The rest follows as soon as the writer runs again,
+// which on a loaded machine can take a few scheduler slices; a writer whose
+// write simply ended on a page boundary and stays open costs a flush this much.
+constexpr auto kSplitWriteWait = std::chrono::milliseconds(50);
 // Where the kernel splits a write(2) into WRITE requests.
 const std::uint64_t kPageBytes = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 
