@@ -57,8 +57,15 @@ def test_kill9_under_writers_then_remount(tmp_path):
         acked += [line for line in out.splitlines() if line]
     assert len(acked) > 10, "writers made no progress before the kill"
     # auto_unmount removes the dead mount (fusermount3 notices the daemon's
-    # end; on a loaded machine that can take a moment)
-    assert wait_for(lambda: not mounted(m.path), timeout=10.0)
+    # end; on a loaded machine that can take a moment). It gives up on a
+    # mountpoint busy at that moment (about one kill in twenty, with the
+    # writers still at it): the dead mount then stays, answering ENOTCONN,
+    # until `areev umount` clears it.
+    if not wait_for(lambda: not mounted(m.path), timeout=10.0):
+        r = subprocess.run([str(areev_path()), "umount", str(m.path)], capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        assert not mounted(m.path)
     assert not any(m.path.iterdir()), "a writer wrote into the bare mountpoint"
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -86,6 +86,16 @@ def anon_huge_kib(pid):
     return 0
 
 
+def thp_fault_fallbacks():
+    # Faults that asked for a huge page and got small ones: the kernel had no
+    # free 2 MiB block (memory fragmented by a long run) and compaction failed.
+    with open("/proc/vmstat") as f:
+        for line in f:
+            if line.startswith("thp_fault_fallback "):
+                return int(line.split()[1])
+    return 0
+
+
 def thp_mode():
     try:
         with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
@@ -104,13 +114,16 @@ def test_the_daemon_runs_with_huge_page_malloc(mnt):
     assert b"\0GLIBC_TUNABLES=glibc.malloc.hugetlb=1\0" in b"\0" + raw_environ(pid)
     if thp_mode() == "never" or os.environ.get("AREEV_PRESET") == "asan":
         return  # no huge pages to get, or the sanitizer's own malloc
-    before = anon_huge_kib(pid)
+    before, fallbacks = anon_huge_kib(pid), thp_fault_fallbacks()
     with open(mnt.path / "big.bin", "wb") as f:
         f.write(b"x" * (16 << 20))
         f.flush()
         os.fsync(f.fileno())  # the open file's 16 MiB now sit in the daemon's buffer
         # (with -o writeback_cache only fsync sends the kernel's cached pages)
-        assert anon_huge_kib(pid) - before >= 8 << 10
+        grown = anon_huge_kib(pid) - before
+    if grown < 8 << 10 and thp_fault_fallbacks() > fallbacks:
+        pytest.skip("the kernel had no free huge pages to give (thp_fault_fallback rose)")
+    assert grown >= 8 << 10, grown
 
 
 @NO_VALGRIND
