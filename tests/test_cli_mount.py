@@ -280,7 +280,7 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     started = time.monotonic()
     proc = run_areev("umount", str(tmp_path))
     assert (proc.returncode, proc.stderr) == (1, f"areev: umount: {tmp_path} is not mounted\n")
-    assert time.monotonic() - started < 1.5  # said at once, not after retrying
+    assert time.monotonic() - started < 2.0  # said at once: retrying sleeps 10 x 200 ms
     proc = run_areev("umount", "/proc")
     assert (proc.returncode, proc.stderr) == (1, "areev: umount: /proc is not a FUSE mount "
                                                  "(its type is proc)\n")
@@ -540,7 +540,7 @@ def test_umount_of_another_users_mount_says_whose_it_is(areev_bin, shared_dir):
         assert (other.returncode, other.stderr) == (
             1, f"areev: umount: cannot unmount {mp}: another user (uid 0) mounted it; only "
                f"that user or root may unmount it\n")
-        assert time.monotonic() - started < 1.5  # said at once, not after retrying
+        assert time.monotonic() - started < 2.0  # said at once: retrying sleeps 10 x 200 ms
         assert os.path.ismount(mp)
         own = subprocess.run([str(areev_bin), "umount", mp], capture_output=True, text=True,
                              timeout=30)
