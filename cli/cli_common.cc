@@ -41,8 +41,9 @@ int ExitCodeFor(const grainstore::Status& status) {
 int Fail(int code, std::string_view message) {
   // One line whatever the message quotes (a name with a newline in it).
   // stderr may be closed or full; the exit code still says what happened.
-  // A usage error points at the help, unless it already names it.
-  const bool add_help = code == kExitUsage && !message.ends_with("--help");
+  // A usage error points at the help, unless it already does.
+  const bool add_help = code == kExitUsage && !message.ends_with("run with --help") &&
+                        !message.ends_with("Run with --help for more information.");
   const std::string shown = grainstore::DisplayText(message, 0, grainstore::Malformed::kEscape);
   const std::string line =
       fmt::format("areev: {}{}\n", shown, add_help ? "; run with --help" : "");

@@ -127,7 +127,7 @@ int RunLifecycle(const GlobalOptions& global, const PathArgs& args,
   if (!st.ok())
     return ReportError(fmt::format("{} {}", restore ? "restore" : "purge", key),
                        args.chain != 0 ? st : WithMovedNote(s, key, st));
-  return Emit(fmt::format("{} {}\n", restore ? "restored" : "purged", key));
+  return Emit(fmt::format("{} {}\n", restore ? "restored" : "purged", CellText(key)));
 }
 
 }  // namespace

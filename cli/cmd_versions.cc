@@ -227,7 +227,7 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
                           restore, NodeKindName(taken->kind));
       }
     }
-    text += fmt::format("# {} {} at {}{}\n", subject, purged ? "purged" : "deleted",
+    text += fmt::format("# {} {} at {}{}\n", CellText(subject), purged ? "purged" : "deleted",
                         grainstore::FormatIsoUtc(chain->deleted_ns), purged ? "" : how);
   }
   text += OtherChainsNote(s, subject, args.relation, chain->id, args.all);
@@ -261,8 +261,9 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
   if (!body.has_value()) {
     std::string what = latest ? fmt::format("cat {}", key)
                               : fmt::format("cat {} --version {}", key, args.version);
-    return ReportError(what, args.chain_opt->count() > 0 ? body.error()
-                                                        : WithMovedNote(s, key, body.error()));
+    if (args.chain_opt->count() > 0) return ReportError(what, body.error());
+    return ReportError(what, latest ? WithMovedNote(s, key, body.error())
+                                    : WhyNoHistory(s, key, body.error()));
   }
   return Emit(*body);
 }

@@ -58,6 +58,19 @@ bool NamesAnOption(const CLI::App& app, const CLI::App& command, std::string_vie
          command.get_option_no_throw(name) != nullptr;
 }
 
+// Whether `option` is written among `args` before any "--" (by any of its
+// names, alone or with "=value"), rather than set from its environment
+// variable.
+bool WrittenBeforeOptionsEnd(const CLI::Option& option, const std::vector<std::string>& args) {
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    const std::string_view arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const std::string name(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg);
+    if (option.check_name(name)) return true;
+  }
+  return false;
+}
+
 // Values given after an option's '=' ("--ns=-h": the option, then its value),
 // which are never taken for another option.
 using InlineValues = std::set<std::pair<std::string, std::string>>;
@@ -69,11 +82,14 @@ using InlineValues = std::set<std::pair<std::string, std::string>>;
 // options, short or long, and was not written after the option's '='
 // (empty: none).
 std::string OptionTakenAsValue(const CLI::App& app, const CLI::App& command,
-                               const InlineValues& inline_values) {
+                               const InlineValues& inline_values,
+                               const std::vector<std::string>& args) {
   for (const CLI::App* scope : {&app, &command}) {
     for (const CLI::Option* option : scope->get_options()) {
       // An argument may look like an option after "--" (AfterOptionsEnd).
       if (option->get_positional()) continue;
+      // A value from the environment ($AREEV_DB) followed no option.
+      if (!WrittenBeforeOptionsEnd(*option, args)) continue;
       for (const std::string& value : option->results()) {
         if (!NamesAnOption(app, command, value)) continue;
         const bool written_inline =
@@ -129,6 +145,10 @@ std::vector<std::string> SplitEmptyValues(const CLI::App& app, int argc, char** 
   return out;
 }
 
+bool TakesPositionals(const CLI::App& command) {
+  return !command.get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
+}
+
 // The arguments after the first "--" of `args`, which are never options.
 // CLI11 parses them as options all the same for a command that takes no
 // positional argument: `areev log -- --db x` read store x.
@@ -141,6 +161,7 @@ std::vector<std::string> AfterOptionsEnd(const std::vector<std::string>& args) {
 // The arguments after "--" that `command` did not take as its arguments
 // (CLI11 parses an argument after "--" as an option once a command's
 // arguments are all given: `areev cat /memories/a -- --db x` read store x).
+// Also after a parse that stopped at one of them (`purge P -- --help`).
 std::vector<std::string> NotTakenAfterOptionsEnd(const CLI::App& command,
                                                  const std::vector<std::string>& after) {
   std::vector<std::string> taken;
@@ -148,13 +169,29 @@ std::vector<std::string> NotTakenAfterOptionsEnd(const CLI::App& command,
        command.get_options([](const CLI::Option* o) { return o->get_positional(); })) {
     for (const std::string& value : o->results()) taken.push_back(value);
   }
-  // The arguments after "--" come last among those given.
-  std::size_t matched = 0;
-  while (matched < after.size() && matched < taken.size() &&
-         after[after.size() - 1 - matched] == taken[taken.size() - 1 - matched]) {
-    ++matched;
+  // The command's arguments are taken in order, those after "--" last: the
+  // first `k` after "--" are the last `k` taken.
+  for (std::size_t k = std::min(after.size(), taken.size()); k > 0; --k) {
+    if (std::equal(after.begin(), after.begin() + static_cast<std::ptrdiff_t>(k),
+                   taken.end() - static_cast<std::ptrdiff_t>(k))) {
+      return {after.begin() + static_cast<std::ptrdiff_t>(k), after.end()};
+    }
   }
-  return {after.begin(), after.end() - static_cast<std::ptrdiff_t>(matched)};
+  return after;
+}
+
+// The refusal of arguments after "--" that `command` does not take.
+std::string NotTakenMessage(const CLI::App& command, const std::vector<std::string>& extras) {
+  return fmt::format("{} takes no {}arguments, but {} followed '--'", command.get_name(),
+                     TakesPositionals(command) ? "more " : "", fmt::join(extras, " "));
+}
+
+// The command CLI11 recognised in `app`, if any.
+const CLI::App* ParsedCommand(const std::vector<cli::Command>& commands) {
+  for (const cli::Command& command : commands) {
+    if (command.app->parsed()) return command.app;
+  }
+  return nullptr;
 }
 
 // Whether `arg` is written as an option ("-x", "--name", "--name=value")
@@ -183,10 +220,6 @@ std::string NotExpected(const std::vector<std::string>& extras) {
   return fmt::format("The following {} not expected: {}",
                      extras.size() > 1 ? "arguments were" : "argument was",
                      fmt::join(extras, " "));
-}
-
-bool TakesPositionals(const CLI::App& command) {
-  return !command.get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
 }
 
 }  // namespace
@@ -235,18 +268,39 @@ int main(int argc, char** argv) {
   for (std::string& arg : args) arg_ptrs.push_back(arg.data());
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
-  } catch (const CLI::CallForHelp& e) {
-    return ExitAfterHelp(app, e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return ExitAfterHelp(app, e);
   } catch (const CLI::ParseError& e) {
+    const CLI::App* command = ParsedCommand(commands);
+    const std::vector<std::string> after = AfterOptionsEnd(args);
+    const auto before_end = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
+    const bool help = dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr ||
+                      dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr;
+    if (help) {
+      // -h after "--" is an argument: `purge P -- --help` must not print
+      // the help and exit 0 having purged nothing.
+      const bool asked = std::any_of(args.begin() + (args.empty() ? 0 : 1), before_end,
+                                     [](const std::string& a) { return a == "-h" || a == "--help"; });
+      if (asked || after.empty()) return ExitAfterHelp(app, e);
+      if (command == nullptr) return cli::Fail(cli::kExitUsage, NotACommand("--"));
+      return cli::Fail(cli::kExitUsage,
+                       NotTakenMessage(*command, NotTakenAfterOptionsEnd(*command, after)));
+    }
     // `cat P --db --version 1`: the option taken as a value is the fault,
     // not the argument left over after it.
-    for (const auto& command : commands) {
-      if (!command.app->parsed()) continue;
-      if (std::string taken = OptionTakenAsValue(app, *command.app, inline_values);
-        !taken.empty()) {
+    if (command != nullptr) {
+      if (std::string taken = OptionTakenAsValue(app, *command, inline_values, args);
+          !taken.empty()) {
         return cli::Fail(cli::kExitUsage, taken);
+      }
+    }
+    // `cat P -- --version 1`: arguments after "--" CLI11 read as options.
+    if (command != nullptr && !after.empty()) {
+      const std::vector<std::string> rest = app.remaining();
+      const bool all_after = std::all_of(rest.begin(), rest.end(), [&](const std::string& r) {
+        return std::find(after.begin(), after.end(), r) != after.end();
+      });
+      const std::vector<std::string> extras = NotTakenAfterOptionsEnd(*command, after);
+      if (all_after && !extras.empty()) {
+        return cli::Fail(cli::kExitUsage, NotTakenMessage(*command, extras));
       }
     }
     const std::vector<std::string> rest = app.remaining();
@@ -275,18 +329,14 @@ int main(int argc, char** argv) {
   if (!app.got_subcommand("mount")) KeepLargeBlocksInTheHeap();
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
-    if (std::string taken = OptionTakenAsValue(app, *command.app, inline_values);
+    if (std::string taken = OptionTakenAsValue(app, *command.app, inline_values, args);
         !taken.empty()) {
       return cli::Fail(cli::kExitUsage, taken);
     }
     if (const std::vector<std::string> extras =
             NotTakenAfterOptionsEnd(*command.app, AfterOptionsEnd(args));
         !extras.empty()) {
-      return cli::Fail(cli::kExitUsage,
-                       fmt::format("{} takes no {}arguments, but {} followed '--'",
-                                   command.app->get_name(),
-                                   TakesPositionals(*command.app) ? "more " : "",
-                                   fmt::join(extras, " ")));
+      return cli::Fail(cli::kExitUsage, NotTakenMessage(*command.app, extras));
     }
     return command.run();
   }

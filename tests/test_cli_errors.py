@@ -575,6 +575,47 @@ def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
     assert proc.returncode == 1 and "needs a value" not in proc.stderr, proc.stderr
 
 
+def test_help_or_an_option_after_a_double_dash_is_an_argument_refused(run_areev, tmp_path):
+    # `purge P -- --help` printed purge's help and exited 0 having purged
+    # nothing; `cat P -- --version 1` got CLI11's words.
+    create = '{"command":"create","path":"/memories/s.md","file_text":"x"}'
+    delete = '{"command":"delete","path":"/memories/s.md"}'
+    for command in (create, delete):
+        assert run_areev("memtool", command, "--db", "s.db", cwd=tmp_path).returncode == 0
+    cases = [
+        (["purge", "/memories/s.md", "--", "--help"], "purge takes no more", "--help"),
+        (["restore", "/memories/s.md", "--", "-h"], "restore takes no more", "-h"),
+        (["log", "--", "-h"], "log takes no", "-h"),
+        (["add", "--subject", "a", "--relation", "b", "--", "-h"], "add takes no", "-h"),
+        (["cat", "--", "/memories/s.md", "--help"], "cat takes no more", "--help"),
+        (["cat", "/memories/s.md", "--", "--version", "1"], "cat takes no more", "--version 1"),
+        (["history", "/memories/s.md", "--", "--json"], "history takes no more", "--json"),
+        (["log", "--", "--limit", "1"], "log takes no", "--limit 1"),
+        (["cat", "/memories/s.md", "--", "--db="], "cat takes no more", "--db="),
+        (["umount", "mp", "--", "--abort"], "umount takes no more", "--abort"),
+    ]
+    for args, takes, extra in cases:
+        proc = run_areev("--db", "s.db", *args, cwd=tmp_path)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            2, "", f"areev: {takes} arguments, but {extra} followed '--'; run with --help\n"), args
+    # Nothing was purged: the deleted file is still there to restore.
+    assert run_areev("restore", "/memories/s.md", "--db", "s.db", cwd=tmp_path).returncode == 0
+    # -h before "--" is the help, as ever.
+    proc = run_areev("purge", "-h", "--", "x", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("Erase"), proc.stdout
+
+
+def test_a_store_named_like_an_option_in_areev_db_is_a_file_name(run_areev, tmp_path,
+                                                                 monkeypatch):
+    # No argument followed --db: its value came from the environment.
+    for name in ("--durable", "-h"):
+        monkeypatch.setenv("AREEV_DB", name)
+        proc = run_areev("log", cwd=tmp_path)
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store {name}: no such file (only commands that write "
+               "create a store)\n"), name
+
+
 def test_numeric_options_refuse_negatives_and_survive_huge_values(run_areev, db):
     assert run_areev("memtool", create("/memories/a.md", "1\n2\n3\n"), "--db", db).returncode == 0
     edit = json.dumps({"command": "str_replace", "path": "/memories/a.md",

@@ -206,6 +206,14 @@ def test_a_deleted_files_history_says_how_to_restore_it_and_when_it_cannot_yet(r
     m(command="delete", path="/memories/q.md")
     last = run_areev("history", "/memories/q.md", "--db", db).stdout.splitlines()[-1]
     assert re.fullmatch(r"# /memories/q\.md deleted at \S+; `areev restore` brings it back", last)
+    # A control character in the name is escaped there, as in the table, and
+    # in restore's answer.
+    m(command="create", path="/memories/e\x1b[31m.md", file_text="x\n")
+    m(command="delete", path="/memories/e\x1b[31m.md")
+    last = run_areev("history", "/memories/e\x1b[31m.md", "--db", db).stdout.splitlines()[-1]
+    assert last.startswith("# /memories/e\\x1b[31m.md deleted at "), last
+    restored = run_areev("restore", "/memories/e\x1b[31m.md", "--db", db)
+    assert restored.stdout == "restored /memories/e\\x1b[31m.md\n", restored.stdout
     m(command="create", path="/memories/q.md/x", file_text="y\n")  # a directory takes the path
     last = run_areev("history", "/memories/q.md", "--db", db).stdout.splitlines()[-1]
     assert last.endswith("; `areev restore` brings it back once the directory now at that "
