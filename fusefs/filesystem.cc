@@ -308,7 +308,8 @@ std::string Filesystem::KeyOf(grainstore::NodeId id) {
 }
 
 grainstore::Versioning Filesystem::VersioningOfNewName(grainstore::NodeId dir,
-                                                       std::string_view name) {
+                                                       std::string_view name,
+                                                       grainstore::NodeId moving) {
   const grainstore::Versioning by_name = VersioningFor(KeyOf(dir), name);
   if (by_name != grainstore::Versioning::kVersioned) return by_name;
   // A SQLite sidecar of a database, or GNU patch's copy of a file, beside it.
@@ -316,7 +317,7 @@ grainstore::Versioning Filesystem::VersioningOfNewName(grainstore::NodeId dir,
   if (base.empty()) base = PatchTempBase(name);
   if (base.empty()) return by_name;
   auto beside = store_->Lookup(dir, base);
-  if (beside && beside->kind == grainstore::NodeKind::kFile) {
+  if (beside && beside->kind == grainstore::NodeKind::kFile && beside->id != moving) {
     return grainstore::Versioning::kUnversioned;
   }
   return by_name;

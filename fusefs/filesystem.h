@@ -227,7 +227,10 @@ class Filesystem {
   // name policy (VersioningFor), and a SQLite sidecar (`X-journal`, `X-wal`,
   // `X-shm`) or a GNU patch copy of X (PatchTempBase) is unversioned while a
   // file X lies beside it.
-  grainstore::Versioning VersioningOfNewName(grainstore::NodeId dir, std::string_view name);
+  // `moving`: the node a rename moves to `name` (its own old name is not a
+  // file beside the new one: `mv travel travel-journal`).
+  grainstore::Versioning VersioningOfNewName(grainstore::NodeId dir, std::string_view name,
+                                             grainstore::NodeId moving = 0);
   // Seals every dirty draft (unmount).
   void SealAll();
   // In writeback mode, has the kernel send the pages written to files still

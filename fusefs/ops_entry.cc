@@ -190,7 +190,7 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     if (!(flags & RENAME_NOREPLACE)) replaced = PrepareToLoseName(fs, new_dir, newname);
     auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
                                            : grainstore::RenameMode::kReplace;
-    auto versioning = fs.VersioningOfNewName(new_dir, newname);
+    auto versioning = fs.VersioningOfNewName(new_dir, newname, moved);
     // IsTempCopyMove makes both checks itself; they come first here so that
     // an ordinary rename does not look up the two directories' keys. The
     // store keeps no chain of a copy's own only for a young one (one version,

@@ -797,6 +797,17 @@ def test_sqlite_sidecar_files_never_become_versions(mnt):
     # A file that merely ends like a sidecar, with no database beside it, is versioned.
     (mnt.path / "travel-journal").write_text("day one\n")
     assert len(history(mnt.db, "/memories/travel-journal", ns=mnt.ns)) == 1
+    # So is a file renamed to its own name plus such an ending: the name it
+    # leaves is no file beside it (as for GNU patch's copies).
+    for old, new in (("trip", "trip-journal"), ("x", "x.indexed")):
+        (mnt.path / old).write_text("day one\n")
+        os.rename(mnt.path / old, mnt.path / new)
+        with open(mnt.path / new, "a") as f:
+            f.write("day two\n")
+        h = history(mnt.db, f"/memories/{new}", ns=mnt.ns)
+        assert [(v["op"], v["subject"]) for v in h] == [
+            ("create", f"/memories/{old}"), ("rename", f"/memories/{new}"),
+            ("edit", f"/memories/{new}")], h
 
 
 def replaced_history(mnt, name):
