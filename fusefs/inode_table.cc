@@ -11,22 +11,31 @@ constexpr std::uint64_t kPinned = std::uint64_t{1} << 62;
 }  // namespace
 
 std::shared_ptr<Inode> InodeTable::Remember(const grainstore::NodeInfo& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& slot = map_[node.id];
-  if (!slot) {
-    slot = std::make_shared<Inode>(node);
-  } else {
-    std::lock_guard<std::mutex> inode_lock(slot->mu);
-    // Never step back to an older snapshot (a readdir listing taken earlier).
-    if (!slot->dirty && !slot->unlinked && node.ctime_ns >= slot->info.ctime_ns) {
-      if (slot->info.size != node.size || slot->info.mtime_ns != node.mtime_ns) {
-        slot->Unload();
-      }
-      slot->info = node;
+  std::shared_ptr<Inode> inode;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = map_[node.id];
+    if (!slot) {
+      slot = std::make_shared<Inode>(node);
+      ++slot->nlookup;
+      return slot;
     }
+    ++slot->nlookup;
+    inode = slot;
   }
-  ++slot->nlookup;
-  return slot;
+  // The inode's own lock without the table's: a save of this file may hold
+  // it while it waits for another process's write lock (up to the busy
+  // timeout), and every request on every other file needs the table.
+  // The lookup counted above keeps the inode in the table meanwhile.
+  std::lock_guard<std::mutex> inode_lock(inode->mu);
+  // Never step back to an older snapshot (a readdir listing taken earlier).
+  if (!inode->dirty && !inode->unlinked && node.ctime_ns >= inode->info.ctime_ns) {
+    if (inode->info.size != node.size || inode->info.mtime_ns != node.mtime_ns) {
+      inode->Unload();
+    }
+    inode->info = node;
+  }
+  return inode;
 }
 
 std::shared_ptr<Inode> InodeTable::Pin(const grainstore::NodeInfo& node) {
@@ -70,7 +79,15 @@ void InodeTable::MaybeEraseLocked(grainstore::NodeId id) {
   if (it == map_.end() || it->second->nlookup != 0) return;
   bool keep;
   {
-    std::lock_guard<std::mutex> inode_lock(it->second->mu);
+    // An inode being saved (its lock held while the save waits for another
+    // process's write lock) is kept rather than waited for, which would hold
+    // up the whole table; the release after its save looks again.
+    std::unique_lock<std::mutex> inode_lock(it->second->mu, std::defer_lock);
+    if (!it->second->saving.load()) {
+      inode_lock.lock();
+    } else if (!inode_lock.try_lock()) {
+      return;
+    }
     // A draft whose seal failed where nobody could be told stays until a
     // later seal of the file or unmount's (SealAll) stores it.
     keep = it->second->handles > 0 || (it->second->dirty && !it->second->unlinked);

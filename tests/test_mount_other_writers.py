@@ -126,6 +126,42 @@ def test_a_write_waiting_for_the_lock_holds_up_only_its_own_file(mnt, write):
         assert os.stat(mnt.path / "saving.md").st_mode & 0o777 == 0o600
 
 
+def test_a_listing_that_reaches_a_waiting_save_holds_up_only_that_directory(mnt):
+    # Issue: the listing looked the waiting file up holding the inode table's
+    # lock, and waited there for the save: every request on every other file
+    # (a read of a file already open, an open, a lookup) hung with it.
+    (mnt.path / "stall").mkdir()
+    (mnt.path / "stall" / "blk.txt").write_text("b\n")
+    (mnt.path / "else").mkdir()
+    (mnt.path / "else" / "e.txt").write_text("e\n")
+    time.sleep(0.3)
+    held = open(mnt.path / "else" / "e.txt")
+    fd = os.open(mnt.path / "stall" / "blk.txt", os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"more\n")
+    other = sqlite3.connect(mnt.db, timeout=60, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    closing = threading.Thread(target=lambda: os.close(fd))
+    listing = threading.Thread(target=lambda: os.listdir(mnt.path / "stall"))
+    try:
+        closing.start()  # its save waits for the lock, holding its file
+        time.sleep(0.3)
+        listing.start()  # reaches blk.txt, and waits for it
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert held.read() == "e\n"
+        assert (mnt.path / "else" / "e.txt").read_text() == "e\n"
+        assert not (mnt.path / "else" / "no-such-name").exists()
+        assert time.monotonic() - started < 2
+        assert closing.is_alive()  # still waiting for the lock
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+        closing.join()
+        listing.join()
+        held.close()
+    assert areev(mnt.db, "cat", "/memories/stall/blk.txt").stdout == "b\nmore\n"
+
+
 def test_a_name_moved_just_before_its_directory_is_gone_under_the_new_one(mnt):
     # Issue: the poller looked the first move's directory up by its old name,
     # which the second move had taken away, and dropped no name: "e/f" still
