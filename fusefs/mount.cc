@@ -3,6 +3,7 @@
 #include "fusefs/mount.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -150,16 +151,29 @@ int Loop(fuse_session* se, const MountOptions& options) {
 }
 
 // Runs one command, returning its exit status (-1 if it could not run).
+// SIGCHLD is set to its default meanwhile: a parent that ignores it passes
+// that on through exec, and the kernel then reaps the child itself, so
+// waitpid() could never report it (ECHILD).
 int RunCommand(const std::vector<std::string>& argv) {
   std::vector<char*> raw;
   for (const std::string& arg : argv) raw.push_back(const_cast<char*>(arg.c_str()));
   raw.push_back(nullptr);
+  struct sigaction dfl = {};
+  struct sigaction old = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(SIGCHLD, &dfl, &old);
+  int result = -1;
   pid_t pid;
-  if (posix_spawnp(&pid, raw[0], nullptr, nullptr, raw.data(), environ) != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  if (posix_spawnp(&pid, raw[0], nullptr, nullptr, raw.data(), environ) == 0) {
+    int status = 0;
+    pid_t waited;
+    while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    if (waited == pid && WIFEXITED(status)) result = WEXITSTATUS(status);
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  sigaction(SIGCHLD, &old, nullptr);
+  return result;
 }
 
 // An exclusive flock on the mountpoint directory (as it is before the

@@ -148,6 +148,24 @@ def test_a_daemon_started_with_standard_descriptors_closed_stops_on_sigterm(aree
     assert run_areev("cat", "/memories/kept.md", "--db", db).stdout == "kept\n"
 
 
+def test_umount_from_a_parent_that_ignores_sigchld_returns(areev_bin, run_areev, db, tmp_path):
+    # Ignored SIGCHLD passes through exec: fusermount3 was then reaped by the
+    # kernel, and umount waited for it for ever at full CPU.
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        proc = run_areev("mount", str(mnt), "--db", db)
+        assert proc.returncode == 0, proc.stderr
+        wait_mounted(str(mnt), None)
+        r = subprocess.run([str(areev_bin), "umount", str(mnt)], capture_output=True, text=True,
+                           timeout=30,
+                           preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+        assert (r.returncode, r.stderr) == (0, ""), r.stderr
+        assert not os.path.ismount(str(mnt))
+    finally:
+        force_unmount(str(mnt))
+
+
 def test_umount_of_a_busy_mount_detaches_it_and_says_so(areev_bin, run_areev, db, tmp_path):
     mnt = tmp_path / "mnt"
     mnt.mkdir()
