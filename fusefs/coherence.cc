@@ -140,8 +140,10 @@ void Coherence::Apply(const grainstore::OpRecord& op) {
   // new version longer or shorter than the last would be read cut to the old
   // size, or padded with NULs, and appended to at the old end; only dropping
   // the name lets the kernel evict the inode and look the file up afresh.
+  // A mode or owner change (setattr) leaves the name as it was too.
   const bool content_only = op.node_id != 0 && op.new_subject.empty() &&
-                            (op.op == "supersede" || op.op == "write") && !fs_->writeback();
+                            (op.op == "supersede" || op.op == "write" || op.op == "setattr") &&
+                            !fs_->writeback();
   if (!content_only) fs_->NoteNameMayBeGone();
   for (const std::string* key : {&op.subject, &op.new_subject}) {
     if (key->empty()) continue;  // no new path: not a move

@@ -218,6 +218,7 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
   auto row = s.NodeById(id);
   if (!row) return row.error();
   NodeInfo& n = *row;
+  const NodeInfo before = n;
   if (u.mode) n.mode = *u.mode & 07777;
   if (u.uid) n.uid = *u.uid;
   if (u.gid) n.gid = *u.gid;
@@ -234,6 +235,13 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
   st->BindInt64(6, n.ctime_ns);
   st->BindInt64(7, static_cast<std::int64_t>(id));
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
+  // A change of who may do what is logged, so that other processes (a second
+  // mount of the store) apply it; times alone (touch, a writeback close) are
+  // not worth an entry each.
+  if (n.mode != before.mode || n.uid != before.uid || n.gid != before.gid) {
+    GRAINSTORE_RETURN_IF_ERROR(
+        s.LogOp(n.ns, "setattr", n.key, "", n.id, n.chain_id, "", n.ctime_ns));
+  }
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return std::move(n);
 }

@@ -68,6 +68,8 @@ def replay(entries):
                 existing(e, ("file",))
         elif op in ("write", "supersede", "revive", "vacate"):
             existing(e, ("file",))
+        elif op == "setattr":
+            existing(e, ("file", "dir", "link"))
         elif op == "discard" and new:  # the chain goes, the file moves on
             existing(e, ("file",))
         elif op in ("delete", "unlink", "discard"):

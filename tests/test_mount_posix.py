@@ -1,6 +1,7 @@
 """POSIX behaviour of `areev mount` over a real FUSE mount."""
 import ctypes
 import errno
+import json
 import mmap
 import os
 import stat
@@ -428,6 +429,35 @@ def test_chmod_before_close_keeps_the_unsaved_writes_mtime(mnt):
         assert os.stat(other.path / "m.md").st_mtime_ns == st.st_mtime_ns
     finally:
         assert other.stop() == 0
+
+
+def test_a_chmod_or_chown_through_another_mount_reaches_this_one(mnt):
+    # Issue: a mode or owner change made no op-log entry, so another mount of
+    # the store kept the old one for as long as it cached the file: a chmod
+    # 600 through one mount left the file readable through the other.
+    (mnt.path / "d").mkdir()
+    (mnt.path / "d" / "secret.md").write_text("s\n")
+    assert os.stat(mnt.path / "d" / "secret.md").st_mode & 0o777 == 0o644
+    other = Mount(mnt.db, mnt.path.parent / "other").start()
+    try:
+        os.chmod(other.path / "d" / "secret.md", 0o600)
+        os.chown(other.path / "d" / "secret.md", 1234, 1235)
+        os.chmod(other.path / "d", 0o700)
+
+        def seen():
+            f, d = os.stat(mnt.path / "d" / "secret.md"), os.stat(mnt.path / "d")
+            return (f.st_mode & 0o777, f.st_uid, f.st_gid, d.st_mode & 0o777) == (
+                0o600, 1234, 1235, 0o700)
+        assert wait_for(seen, timeout=5.0), os.stat(mnt.path / "d" / "secret.md")
+        assert (mnt.path / "d" / "secret.md").read_text() == "s\n"
+    finally:
+        assert other.stop() == 0
+    ops = [o["op"] for o in json.loads(areev(mnt.db, "log", "--json", ns=mnt.ns).stdout)]
+    assert ops.count("setattr") == 3, ops
+    # Times alone make no entry (touch, a writeback close).
+    os.utime(mnt.path / "d" / "secret.md", (1, 1))
+    ops = [o["op"] for o in json.loads(areev(mnt.db, "log", "--json", ns=mnt.ns).stdout)]
+    assert ops.count("setattr") == 3, ops
 
 
 def test_paths_past_the_key_limit_are_name_too_long(mnt):
