@@ -267,6 +267,15 @@ bool ClearDeadMount(const std::string& mountpoint) {
   return true;
 }
 
+// The mount nearest above `path`, or on it, that is a FUSE mount (the dead
+// one a stat of `path` met with ENOTCONN); `path` itself if none is.
+std::string NearestFuseMount(const std::string& path) {
+  for (std::filesystem::path p(path);; p = p.parent_path()) {
+    if (MountAt(p.string()).type.starts_with("fuse")) return p.string();
+    if (!p.has_relative_path()) return path;
+  }
+}
+
 }  // namespace
 
 int RunMount(const MountOptions& given) {
@@ -316,6 +325,12 @@ int RunMount(const MountOptions& given) {
     return 1;
   }
   if (stat_err == ENOTCONN) {
+    if (const std::string dead = NearestFuseMount(options.mountpoint);
+        dead != options.mountpoint) {
+      Log(LogLevel::kError, "cannot mount on {}: it lies under {}, a mount whose daemon is "
+          "gone; remove that first (areev umount {})", options.mountpoint, dead, dead);
+      return 1;
+    }
     Log(LogLevel::kError, "cannot mount on {}: a mount whose daemon is gone is still there; "
         "remove it first (areev umount {})", options.mountpoint, options.mountpoint);
     return 1;

@@ -403,6 +403,12 @@ def test_mount_over_a_dead_mount_of_its_own_clears_it_first(areev_bin, run_areev
         with pytest.raises(OSError) as dead:
             os.stat(mnt)
         assert dead.value.errno == errno.ENOTCONN
+        # A mountpoint under the dead mount cannot be reached: the dead
+        # mount, not the directory asked for, is what to remove.
+        under = run_areev("mount", str(mnt / "sub"), "--db", db + ".sub", timeout=20)
+        assert (under.returncode, under.stderr) == (
+            1, f"areev mount: ERROR: cannot mount on {mnt}/sub: it lies under {mnt}, a mount "
+               f"whose daemon is gone; remove that first (areev umount {mnt})\n")
         # Issue: auto_unmount's helper sometimes left the dead mount after a
         # kill -9 too, and every mount there was refused until `areev umount`.
         again = run_areev("mount", str(mnt), "--db", db, timeout=20)
