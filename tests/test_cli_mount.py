@@ -36,6 +36,15 @@ def force_unmount(path):
         subprocess.run(["fusermount3", "-u", "-z", path], capture_output=True)
 
 
+def daemon_mount(run_areev, db, mnt):
+    """`areev mount` (which goes to the background) on a new directory
+    `mnt`; returns once the mount is up."""
+    mnt.mkdir()
+    proc = run_areev("mount", str(mnt), "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    wait_mounted(str(mnt), None)
+
+
 def test_mount_foreground_edit_and_umount(areev_bin, run_areev, db, tmp_path):
     cmd = json.dumps({"command": "create", "path": "/memories/prefs.md", "file_text": "v1\n"})
     assert run_areev("memtool", cmd, "--db", db, "--ns", "assistant").returncode == 0
@@ -152,11 +161,8 @@ def test_umount_from_a_parent_that_ignores_sigchld_returns(areev_bin, run_areev,
     # Ignored SIGCHLD passes through exec: fusermount3 was then reaped by the
     # kernel, and umount waited for it for ever at full CPU.
     mnt = tmp_path / "mnt"
-    mnt.mkdir()
     try:
-        proc = run_areev("mount", str(mnt), "--db", db)
-        assert proc.returncode == 0, proc.stderr
-        wait_mounted(str(mnt), None)
+        daemon_mount(run_areev, db, mnt)
         r = subprocess.run([str(areev_bin), "umount", str(mnt)], capture_output=True, text=True,
                            timeout=30,
                            preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
@@ -168,11 +174,8 @@ def test_umount_from_a_parent_that_ignores_sigchld_returns(areev_bin, run_areev,
 
 def test_umount_of_a_busy_mount_detaches_it_and_says_so(areev_bin, run_areev, db, tmp_path):
     mnt = tmp_path / "mnt"
-    mnt.mkdir()
     try:
-        proc = run_areev("mount", str(mnt), "--db", db)
-        assert proc.returncode == 0, proc.stderr
-        wait_mounted(str(mnt), None)
+        daemon_mount(run_areev, db, mnt)
         with open(mnt / "open.md", "w") as f:
             f.write("first\n")
             f.flush()
