@@ -143,6 +143,29 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
 
 namespace {
 
+// The store's path as a message shows it: quoted when blanks at its ends
+// (or nothing but blanks) would otherwise not be seen.
+std::string StorePathText(std::string_view path) {
+  const bool edges_blank = !path.empty() && (grainstore::IsBlankText(path.substr(0, 1)) ||
+                                             grainstore::IsBlankText(path.substr(path.size() - 1)));
+  if (grainstore::IsBlankText(path) || edges_blank) return fmt::format("'{}'", path);
+  return std::string(path);
+}
+
+// Why a store that does not exist cannot be read: a symbolic link is named
+// with where it points.
+std::string Absent(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+    const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+    if (!ec) {
+      return fmt::format("it is a symbolic link to {}, which does not exist (only commands that "
+                         "write create a store)", target.string());
+    }
+  }
+  return "no such file (only commands that write create a store)";
+}
+
 // Reports a failure to open the store; returns the exit code.
 int OpenFailure(const GlobalOptions& global, Access access, const grainstore::Status& st) {
   // Any failure to open (missing, unreadable, not a store, newer schema) is
@@ -159,9 +182,9 @@ int OpenFailure(const GlobalOptions& global, Access access, const grainstore::St
   std::error_code ec;
   if (access == Access::kReadOnly && st.code() != grainstore::StatusCode::kInvalidArgument &&
       !std::filesystem::exists(global.db, ec) && !ec) {
-    why = "no such file (only commands that write create a store)";
+    why = Absent(global.db);
   }
-  return Fail(code, fmt::format("cannot open store {}: {}", global.db, why));
+  return Fail(code, fmt::format("cannot open store {}: {}", StorePathText(global.db), why));
 }
 
 // "; it has namespaces a, b (choose one with --ns NAME)": the first few the
@@ -223,7 +246,7 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
   if (!ns.has_value()) {
     if (ns.error().IsNotFound()) {
       *exit_code = Fail(kExitFailed, fmt::format("namespace {} not found in {}{}", global.ns,
-                                                 global.db, NamespacesHint(*session->store)));
+                                                 StorePathText(global.db), NamespacesHint(*session->store)));
     } else {
       *exit_code = ReportError(fmt::format("namespace {}", global.ns), ns.error());
     }

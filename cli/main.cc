@@ -46,13 +46,24 @@ int ExitAfterHelp(const CLI::App& app, const CLI::Error& e) {
   return std::cout.fail() ? cli::FailWritingStdout() : code;
 }
 
+// The option an argument written as one names: "--db" of "--db=x", "-h" of
+// "-h".
+std::string OptionName(std::string_view arg) {
+  return std::string(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg);
+}
+
+// The first "--" of `args` after the program's name: where options end.
+std::vector<std::string>::const_iterator OptionsEnd(const std::vector<std::string>& args) {
+  return std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
+}
+
 // Whether `arg` names an option of the app or of `command` as it would be
 // typed alone: a long option with or without its value ("--db", "--db=x"),
 // a short option exactly ("-h", not "-hx", which may be a value), or
 // --version, which only the whole command line may hold.
 bool NamesAnOption(const CLI::App& app, const CLI::App& command, std::string_view arg) {
   if (arg.size() < 2 || arg[0] != '-' || arg == "--") return false;
-  const std::string name(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg);
+  const std::string name = OptionName(arg);
   if (!name.starts_with("--") && name.size() != 2) return false;
   return name == "--version" || app.get_option_no_throw(name) != nullptr ||
          command.get_option_no_throw(name) != nullptr;
@@ -62,13 +73,11 @@ bool NamesAnOption(const CLI::App& app, const CLI::App& command, std::string_vie
 // names, alone or with "=value"), rather than set from its environment
 // variable.
 bool WrittenBeforeOptionsEnd(const CLI::Option& option, const std::vector<std::string>& args) {
-  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
-    const std::string_view arg = args[i];
-    if (arg.size() < 2 || arg[0] != '-') continue;
-    const std::string name(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg);
-    if (option.check_name(name)) return true;
-  }
-  return false;
+  return std::any_of(args.begin() + (args.empty() ? 0 : 1), OptionsEnd(args),
+                     [&](std::string_view arg) {
+                       return arg.size() >= 2 && arg[0] == '-' &&
+                              option.check_name(OptionName(arg));
+                     });
 }
 
 // Values given after an option's '=' ("--ns=-h": the option, then its value),
@@ -153,7 +162,7 @@ bool TakesPositionals(const CLI::App& command) {
 // CLI11 parses them as options all the same for a command that takes no
 // positional argument: `areev log -- --db x` read store x.
 std::vector<std::string> AfterOptionsEnd(const std::vector<std::string>& args) {
-  auto end = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
+  const auto end = OptionsEnd(args);
   if (end == args.end()) return {};
   return {end + 1, args.end()};
 }
@@ -201,6 +210,7 @@ bool LooksLikeAnOption(std::string_view arg) { return arg.size() > 1 && arg[0] =
 
 // Why the first argument, where a subcommand belongs, is refused.
 std::string NotACommand(const std::string& arg) {
+  if (arg == "--") return "the command must come before '--'";
   if (arg == "--version") return "--version takes no other arguments";
   if (arg.starts_with("--version=")) return "--version takes no value, got '" + arg + "'";
   if (LooksLikeAnOption(arg)) return "unknown option '" + arg + "'";
@@ -210,6 +220,10 @@ std::string NotACommand(const std::string& arg) {
 // Why arguments a subcommand does not take are refused: options it does not
 // know by that name, else CLI11's words for any argument too many.
 std::string NotExpected(const std::vector<std::string>& extras) {
+  // `areev --version log`: --version is the whole command line or nothing.
+  if (std::find(extras.begin(), extras.end(), "--version") != extras.end()) {
+    return "--version takes no other arguments: areev --version prints the version";
+  }
   const bool options = std::all_of(extras.begin(), extras.end(), LooksLikeAnOption);
   if (options) {
     std::vector<std::string> quoted;
@@ -220,6 +234,63 @@ std::string NotExpected(const std::vector<std::string>& extras) {
   return fmt::format("The following {} not expected: {}",
                      extras.size() > 1 ? "arguments were" : "argument was",
                      fmt::join(extras, " "));
+}
+
+// Reports why `args` did not parse (CLI11's `e`, or a call for help, which
+// is answered); returns the exit code.
+int ParseFailure(const CLI::App& app, const std::vector<cli::Command>& commands,
+                 const std::vector<std::string>& args, const InlineValues& inline_values,
+                 const CLI::ParseError& e) {
+  const CLI::App* command = ParsedCommand(commands);
+  const std::vector<std::string> after = AfterOptionsEnd(args);
+  const bool help = dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr ||
+                    dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr;
+  if (help) {
+    // -h after "--" is an argument: `purge P -- --help` must not print
+    // the help and exit 0 having purged nothing.
+    const bool asked = std::any_of(args.begin() + (args.empty() ? 0 : 1), OptionsEnd(args),
+                                   [](const std::string& a) { return a == "-h" || a == "--help"; });
+    if (asked || after.empty()) return ExitAfterHelp(app, e);
+    if (command == nullptr) return cli::Fail(cli::kExitUsage, NotACommand("--"));
+    return cli::Fail(cli::kExitUsage,
+                     NotTakenMessage(*command, NotTakenAfterOptionsEnd(*command, after)));
+  }
+  // `cat P --db --version 1`: the option taken as a value is the fault,
+  // not the argument left over after it.
+  if (command != nullptr) {
+    if (std::string taken = OptionTakenAsValue(app, *command, inline_values, args);
+        !taken.empty()) {
+      return cli::Fail(cli::kExitUsage, taken);
+    }
+  }
+  // `cat P -- --version 1`: arguments after "--" CLI11 read as options.
+  const std::vector<std::string> rest = app.remaining();
+  if (command != nullptr && !after.empty()) {
+    const bool all_after = std::all_of(rest.begin(), rest.end(), [&](const std::string& r) {
+      return std::find(after.begin(), after.end(), r) != after.end();
+    });
+    const std::vector<std::string> extras = NotTakenAfterOptionsEnd(*command, after);
+    if (all_after && !extras.empty()) {
+      return cli::Fail(cli::kExitUsage, NotTakenMessage(*command, extras));
+    }
+  }
+  if (app.get_subcommands().empty() && !rest.empty()) {
+    // CLI11 leaves "--version" of "--version=x", and SplitEmptyValues made
+    // "--version" and "" of "--version=" (cat's --version takes a value).
+    std::string first = rest.front();
+    if (first == "--version" && args.size() > 1 && args[1].starts_with("--version=")) {
+      first = args[1];
+    } else if (first == "--version" && args.size() > 2 && args[1] == first && args[2].empty()) {
+      first = "--version=";
+    }
+    return cli::Fail(cli::kExitUsage, NotACommand(first));
+  }
+  // CLI11 2.1 names the extra arguments last first.
+  if (const std::vector<std::string> extras = app.remaining(true);
+      dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !extras.empty()) {
+    return cli::Fail(cli::kExitUsage, NotExpected(extras));
+  }
+  return cli::Fail(cli::kExitUsage, e.what());
 }
 
 }  // namespace
@@ -269,50 +340,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::ParseError& e) {
-    const CLI::App* command = ParsedCommand(commands);
-    const std::vector<std::string> after = AfterOptionsEnd(args);
-    const auto before_end = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
-    const bool help = dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr ||
-                      dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr;
-    if (help) {
-      // -h after "--" is an argument: `purge P -- --help` must not print
-      // the help and exit 0 having purged nothing.
-      const bool asked = std::any_of(args.begin() + (args.empty() ? 0 : 1), before_end,
-                                     [](const std::string& a) { return a == "-h" || a == "--help"; });
-      if (asked || after.empty()) return ExitAfterHelp(app, e);
-      if (command == nullptr) return cli::Fail(cli::kExitUsage, NotACommand("--"));
-      return cli::Fail(cli::kExitUsage,
-                       NotTakenMessage(*command, NotTakenAfterOptionsEnd(*command, after)));
-    }
-    // `cat P --db --version 1`: the option taken as a value is the fault,
-    // not the argument left over after it.
-    if (command != nullptr) {
-      if (std::string taken = OptionTakenAsValue(app, *command, inline_values, args);
-          !taken.empty()) {
-        return cli::Fail(cli::kExitUsage, taken);
-      }
-    }
-    // `cat P -- --version 1`: arguments after "--" CLI11 read as options.
-    if (command != nullptr && !after.empty()) {
-      const std::vector<std::string> rest = app.remaining();
-      const bool all_after = std::all_of(rest.begin(), rest.end(), [&](const std::string& r) {
-        return std::find(after.begin(), after.end(), r) != after.end();
-      });
-      const std::vector<std::string> extras = NotTakenAfterOptionsEnd(*command, after);
-      if (all_after && !extras.empty()) {
-        return cli::Fail(cli::kExitUsage, NotTakenMessage(*command, extras));
-      }
-    }
-    const std::vector<std::string> rest = app.remaining();
-    if (app.get_subcommands().empty() && !rest.empty()) {
-      return cli::Fail(cli::kExitUsage, NotACommand(rest.front()));
-    }
-    // CLI11 2.1 names the extra arguments last first.
-    if (const std::vector<std::string> extras = app.remaining(true);
-        dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !extras.empty()) {
-      return cli::Fail(cli::kExitUsage, NotExpected(extras));
-    }
-    return cli::Fail(cli::kExitUsage, e.what());
+    return ParseFailure(app, commands, args, inline_values, e);
   }
   // CLI11 skips an empty variable; a script that meant to name a store would
   // then write to ./agent.db wherever it runs.

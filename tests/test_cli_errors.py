@@ -71,6 +71,40 @@ def test_unknown_options_and_empty_values_are_named_as_such(run_areev, db):
     assert not os.path.exists(db)
 
 
+# Issue: "--" before the command was an "unknown option '--'", `--version` beside a
+# command was an unknown option (the command line alone prints the version), and
+# "--version=" was "takes no other arguments".
+def test_options_end_and_version_misplaced_are_named(run_areev, db):
+    for args, said in ((["--", "log"], "the command must come before '--'"),
+                       (["--", "--help"], "the command must come before '--'"),
+                       (["--version", "log"],
+                        "--version takes no other arguments: areev --version prints the version"),
+                       (["log", "--version", "--db", db],
+                        "--version takes no other arguments: areev --version prints the version"),
+                       (["--version="], "--version takes no value, got '--version='")):
+        proc = run_areev(*args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            2, "", f"areev: {said}; run with --help\n"), args
+    assert not os.path.exists(db)
+
+
+# Issue: a store path of blanks showed as nothing ("cannot open store  : ..."), and a
+# dangling symbolic link as the store was "no such file" with no word of the link.
+def test_blank_store_paths_are_quoted_and_dangling_links_named(run_areev, tmp_path):
+    for name in (" ", "a "):
+        proc = run_areev("log", env={"AREEV_DB": name}, cwd=tmp_path)
+        assert (proc.returncode, proc.stderr) == (
+            3, f"areev: cannot open store '{name}': no such file (only commands that write "
+               f"create a store)\n")
+    link = tmp_path / "link.db"
+    link.symlink_to(tmp_path / "gone" / "x.db")
+    proc = run_areev("history", "/memories/a", "--db", str(link))
+    assert (proc.returncode, proc.stderr) == (
+        3, f"areev: cannot open store {link}: it is a symbolic link to {tmp_path}/gone/x.db, "
+           f"which does not exist (only commands that write create a store)\n")
+    assert not (tmp_path / "gone").exists()
+
+
 # Issue: a command that named a namespace the store lacks said only "namespace
 # default not found in X", with no hint of --ns or of the namespaces there.
 def test_a_missing_namespace_names_the_ones_the_store_has(run_areev, db):
@@ -521,7 +555,7 @@ def test_an_option_given_as_name_equals_nothing_has_an_empty_value(run_areev, tm
     assert proc.stderr.startswith("areev: The following argument was not expected: s.db")
     proc = run_areev("--db=", "memtool", create, cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("areev: cannot open store : the store path is empty")
+    assert proc.stderr.startswith("areev: cannot open store '': the store path is empty")
     proc = run_areev("log", "--limit=", "--json", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.startswith("areev: --limit: must be a decimal number"), proc.stderr
