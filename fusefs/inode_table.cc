@@ -15,12 +15,10 @@ std::shared_ptr<Inode> InodeTable::Remember(const grainstore::NodeInfo& node) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& slot = map_[node.id];
-    if (!slot) {
-      slot = std::make_shared<Inode>(node);
-      ++slot->nlookup;
-      return slot;
-    }
+    const bool created = !slot;
+    if (created) slot = std::make_shared<Inode>(node);
     ++slot->nlookup;
+    if (created) return slot;
     inode = slot;
   }
   // The inode's own lock without the table's: a save of this file may hold

@@ -1,4 +1,5 @@
 // Store operations addressed by node id: the mount's view of the tree.
+#include <tuple>
 #include <fmt/format.h>
 
 #include "grain_id.h"
@@ -218,7 +219,8 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
   auto row = s.NodeById(id);
   if (!row) return row.error();
   NodeInfo& n = *row;
-  const NodeInfo before = n;
+  const auto access = [](const NodeInfo& x) { return std::tuple(x.mode, x.uid, x.gid); };
+  const auto access_before = access(n);
   if (u.mode) n.mode = *u.mode & 07777;
   if (u.uid) n.uid = *u.uid;
   if (u.gid) n.gid = *u.gid;
@@ -238,7 +240,7 @@ Result<NodeInfo> Store::SetAttributes(NodeId id, const AttrUpdate& u) {
   // A change of who may do what is logged, so that other processes (a second
   // mount of the store) apply it; times alone (touch, a writeback close) are
   // not worth an entry each.
-  if (n.mode != before.mode || n.uid != before.uid || n.gid != before.gid) {
+  if (access(n) != access_before) {
     GRAINSTORE_RETURN_IF_ERROR(
         s.LogOp(n.ns, "setattr", n.key, "", n.id, n.chain_id, "", n.ctime_ns));
   }
