@@ -70,6 +70,13 @@ Result<std::string> VersionBody(StoreImpl* s, ChainId chain, std::int64_t seq,
   return s->BodyData(**body_id);
 }
 
+// Every chain is written with its first version, and a purge keeps the
+// rows: a chain without any was damaged (a page of versions that reads as
+// empty), which is no empty history.
+Status NoVersions(ChainId chain) {
+  return Status::Corruption(fmt::format("chain {} has no versions", chain));
+}
+
 }  // namespace
 
 Result<std::vector<VersionInfo>> Store::History(NsId ns, std::string_view subject,
@@ -78,7 +85,9 @@ Result<std::vector<VersionInfo>> Store::History(NsId ns, std::string_view subjec
   return impl_->InRead([&]() -> Result<std::vector<VersionInfo>> {
     auto chain = FindLatest(impl_.get(), ns, subject, relation);
     if (!chain) return chain.error();
-    return impl_->Versions(chain->id);
+    auto versions = impl_->Versions(chain->id);
+    if (versions && versions->empty()) return NoVersions(chain->id);
+    return versions;
   });
 }
 
@@ -144,6 +153,7 @@ Status Store::ForEachVersion(ChainId chain, const VersionVisitor& visit) {
   for (std::uint32_t after = 0;;) {
     auto page = ChainVersions(chain, after, kVersionPage);
     if (!page) return page.error();
+    if (after == 0 && page->empty()) return NoVersions(chain);
     for (const VersionInfo& v : *page) {
       if (!visit(v)) return Status::Ok();
     }

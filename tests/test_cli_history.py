@@ -2,12 +2,14 @@
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 
 from store_util import body_rows
+from test_bindings_common import ROOT, import_areev, node_env
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
 
@@ -222,6 +224,32 @@ def test_a_deleted_files_history_says_how_to_restore_it_and_when_it_cannot_yet(r
     m(command="delete", path="/memories/q.md")
     assert run_areev("restore", "/memories/q.md", "--db", db).returncode == 0
     assert run_areev("cat", "/memories/q.md", "--db", db).stdout == "x\n"
+
+
+# Issue: a chain whose versions are gone (damage: a page of grains that reads as
+# empty) printed an empty history with exit 0, and the bindings returned [], where
+# `diff` reported the damage.
+def test_a_chain_without_versions_is_damage_not_an_empty_history(run_areev, db, prefs):
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM grains")
+    con.commit()
+    con.close()
+    said = f"chain 1 has no versions (in the store {db})\n"
+    for args in ((prefs,), (prefs, "--json"), (prefs, "--all")):
+        proc = run_areev("history", *args, "--db", db)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            3, "", f"areev: history {prefs}: {said}"), args
+    areev = import_areev()
+    with pytest.raises(areev.StoreError, match="chain 1 has no versions"):
+        areev.Areev(db).history(prefs)
+    script = ("const { Areev } = require(process.argv[1]);"
+              "new Areev(process.argv[2]).history(process.argv[3])"
+              ".then((r) => console.log(JSON.stringify(r)),"
+              " (e) => console.log(e.code, e.message));")
+    proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"), db, prefs],
+                          capture_output=True, text=True, env=node_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ERR_AREEV_STORE ") and "chain 1 has no versions" in proc.stdout
 
 
 def test_history_needs_a_subject(run_areev, db, prefs):
