@@ -58,6 +58,30 @@ TEST_F(MemoryToolTest, BodyAboveStoreLimitLeavesNothingWritten) {
   EXPECT_EQ(history->size(), 1u);
 }
 
+// The size limit is areev's, not the contract's: a create the contract refuses
+// (the path exists, or a parent is a file) says so whatever the body's size.
+TEST_F(MemoryToolTest, ContractErrorsOfCreateComeBeforeTheSizeLimit) {
+  const std::size_t limit = grainstore::Limits::kMaxBodyBytes;
+  ASSERT_TRUE(temp_.store()->PutFile(ns_, "/memories/d/g", "1").has_value());
+  const auto create = [&](const char* path) {
+    return tool_.Execute(CommandWithFiller(
+        std::string(R"("command": "create", "path": ")") + path + "\"", "file_text", limit + 1));
+  };
+  ToolResult result = create("/memories/d");
+  EXPECT_TRUE(result.is_error);
+  EXPECT_EQ(result.message, "File /memories/d already exists");
+  result = create("/memories/d/g");
+  EXPECT_EQ(result.message, "File /memories/d/g already exists");
+  result = create("/memories/d/g/h");
+  EXPECT_EQ(result.message, "A parent of /memories/d/g/h is a file, not a directory");
+  result = create("/memories/d/new");
+  EXPECT_EQ(result.message, "File /memories/d/new would exceed the size limit of " +
+                                std::to_string(limit) + " bytes");
+  auto body = temp_.store()->ReadFile(ns_, "/memories/d/g");
+  ASSERT_TRUE(body.has_value());
+  EXPECT_EQ(*body, "1");
+}
+
 TEST_F(MemoryToolTest, NulBytesInBodiesAreStoredVerbatim) {
   const std::string text("a\0b\n\0", 5);
   ASSERT_FALSE(

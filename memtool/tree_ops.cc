@@ -76,7 +76,22 @@ ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text)
   const std::string exists = Join("File ", p.raw, " already exists");
   if (p.path.is_root()) return Failure(exists);
   if (p.path.too_long) return TooLong(t, p);
-  if (file_text.size() > grainstore::Limits::kMaxBodyBytes) return Failure(TooLargeMessage(p.raw));
+  if (file_text.size() > grainstore::Limits::kMaxBodyBytes) {
+    // The limit is ours, not the contract's: its errors come first (C12).
+    grainstore::Result<grainstore::NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
+    if (node.has_value()) return Failure(exists);
+    grainstore::Status failure = node.error();
+    const StatusCode code = failure.code();
+    if (code != StatusCode::kNotFound && code != StatusCode::kNotADirectory) {
+      return StorageFailure(p.raw, failure);
+    }
+    const Presence parent_file = ParentIsAFile(t, grainstore::ParentKey(p.path.key), &failure);
+    if (parent_file == Presence::kFailed) return StorageFailure(p.raw, failure);
+    if (parent_file == Presence::kPresent) {
+      return Failure(Join("A parent of ", p.raw, " is a file, not a directory"));
+    }
+    return Failure(TooLargeMessage(p.raw));
+  }
   grainstore::Result<grainstore::WriteResult> written =
       t.store->PutFile(t.ns, p.path.key, file_text);
   if (written.has_value()) return Success(Join("File created successfully at: ", p.raw));
