@@ -178,7 +178,14 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
         } else {
           const SavingMark saving(*inode);
           auto node = fs.store().SetAttributes(inode->info.id, update);
-          if (!node) {
+          if (!node && node.error().IsNotFound()) {
+            // Deleted by another process after the catch-up above: as for
+            // an inode unlinked before it, the change is the inode's alone
+            // (an open descriptor outlives its name: fchmod, fchown and
+            // futimens do not fail with ENOENT).
+            fs.coherence().NodeGoneLocked(*inode);
+            ApplyLocally(update, &inode->info);
+          } else if (!node) {
             err = FailureErrno("setattr", node.error());
           } else {
             // An unsealed draft keeps its size and, unless this call sets

@@ -7,13 +7,14 @@ import json
 import mmap
 import os
 import sqlite3
+import subprocess
 import threading
 import time
 
 import pytest
 
 from mount_util import *  # noqa: F401,F403
-from mount_util import Mount, areev, history, memtool, wait_for
+from mount_util import Mount, areev, areev_path, history, memtool, wait_for
 from test_bindings_common import import_areev
 
 pytestmark = fuse_test_marker  # noqa: F405
@@ -428,3 +429,40 @@ def test_an_edit_made_while_a_handle_held_the_file_reaches_it_once_released(mnt,
     with open(p, "a") as f:
         f.write("appended\n")
     assert areev(mnt.db, "cat", "/memories/held.md").stdout == new_text + "appended\n"
+
+
+# Issue: fchown, fchmod or futimens on an open file failed with ENOENT when another
+# process deleted the file between the mount's catch-up and its store write; an open
+# descriptor outlives its name, as on a local disk (cp -p, install and SQLite's
+# journal fchown on their own files).
+def test_attribute_changes_on_an_open_file_deleted_meanwhile_succeed(mnt):
+    (mnt.path / "sva").mkdir()
+    p = mnt.path / "sva" / "y.md"
+    deletes = "".join(json.dumps({"command": "delete", "path": "/memories/sva/y.md"}) + "\n"
+                      for _ in range(20000))
+    deleter = subprocess.Popen([str(areev_path()), "--db", str(mnt.db), "memtool", "--batch"],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    feeder = threading.Thread(target=lambda: (deleter.stdin.write(deletes),
+                                              deleter.stdin.close()), daemon=True)
+    feeder.start()
+    failures, rounds = [], 0
+    try:
+        deadline = time.monotonic() + 6
+        while deleter.poll() is None and time.monotonic() < deadline:
+            fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                for name, call in (("fchown", lambda: os.fchown(fd, 0, 0)),
+                                   ("fchmod", lambda: os.fchmod(fd, 0o640)),
+                                   ("futimens", lambda: os.utime(fd, ns=(1, 1)))):
+                    try:
+                        call()
+                    except OSError as e:
+                        failures.append((name, errno.errorcode[e.errno]))
+            finally:
+                os.close(fd)
+            rounds += 1
+    finally:
+        deleter.kill()
+        deleter.wait()
+    assert rounds > 20
+    assert failures == []
