@@ -248,6 +248,7 @@ fuse_lowlevel_ops BuildOperations() {
   ops.fsyncdir = OpFsyncdir;
   ops.statfs = OpStatfs;
   ops.create = OpCreate;
+  ops.fallocate = OpFallocate;
   // No xattr handlers: libfuse answers ENOSYS and the kernel stops asking.
   // No lock handlers: the kernel enforces POSIX and flock locks locally.
   return ops;

@@ -28,6 +28,8 @@ void OpDestroy(void* userdata);
 void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi);
 void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi);
 void OpReadlink(fuse_req_t req, fuse_ino_t ino);
+void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                 fuse_file_info* fi);
 void OpStatfs(fuse_req_t req, fuse_ino_t ino);
 // ops_dir.cc
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name);

@@ -208,6 +208,38 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fu
   });
 }
 
+void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                 fuse_file_info* fi) {
+  Guarded(req, "fallocate", [&] {
+    Filesystem& fs = Fs(req);
+    if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
+    // Only the plain mode, which makes the file at least offset + length
+    // bytes long: nothing here reserves space, so the modes that keep the
+    // size, punch holes or zero ranges have nothing to do that a caller
+    // could rely on.
+    if (mode != 0) return (void)fuse_reply_err(req, EOPNOTSUPP);
+    // A size change works on the body the inode holds, as a truncate does.
+    fs.coherence().CatchUp();
+    auto inode = fs.Get(ino);
+    if (!inode) return (void)fuse_reply_err(req, ESTALE);
+    off_t end = 0;
+    if (offset < 0 || length <= 0 || __builtin_add_overflow(offset, length, &end)) {
+      return (void)fuse_reply_err(req, offset < 0 || length <= 0 ? EINVAL : EFBIG);
+    }
+    int err = 0;
+    {
+      std::lock_guard<std::mutex> lock(inode->mu);
+      struct stat st {};
+      fs.FillAttrLocked(*inode, &st);
+      // Growing past the store's limit is refused before anything changes
+      // (TruncateLocked), where glibc's fallback of one write per block
+      // would have grown the file up to the limit before failing.
+      if (end > st.st_size) err = TruncateLocked(fs, *inode, end, fi);
+    }
+    fuse_reply_err(req, err);
+  });
+}
+
 void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
   Guarded(req, "readlink", [&] {
     Filesystem& fs = Fs(req);

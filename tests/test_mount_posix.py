@@ -678,3 +678,38 @@ def test_sizes_past_the_store_limit_fail_at_once_and_lose_nothing(mnt):
     assert e.value.errno == errno.EFBIG
     assert p.read_bytes() == b"abc"
     assert areev(mnt.db, "cat", "/memories/big.bin").stdout == "abc"
+
+
+# Issue: a posix_fallocate past the 128 MiB limit failed with EFBIG but left the file
+# grown to the limit (glibc's fallback of one write per block, as the mount had no
+# fallocate), and its close saved that as a version.
+@pytest.mark.parametrize("mnt", [(), ("-o", "writeback_cache")], indirect=True,
+                         ids=["default", "writeback"])
+def test_posix_fallocate_grows_a_file_whole_or_not_at_all(mnt):
+    p = mnt.path / "pfa.md"
+    p.write_bytes(b"small\n")
+    fd = os.open(p, os.O_RDWR)
+    try:
+        with pytest.raises(OSError) as e:
+            os.posix_fallocate(fd, 0, 130 << 20)
+        assert e.value.errno == errno.EFBIG
+        assert os.fstat(fd).st_size == 6
+        os.posix_fallocate(fd, 2, 4)  # within the file: nothing to do
+        assert os.fstat(fd).st_size == 6
+        os.posix_fallocate(fd, 1000, 3000)
+        assert os.fstat(fd).st_size == 4000
+    finally:
+        os.close(fd)
+    assert p.read_bytes() == b"small\n" + bytes(3994)
+    assert [v["size"] for v in history(mnt.db, "/memories/pfa.md")] == [6, 4000]
+    # The modes that keep the size, punch holes or zero ranges are not offered.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+    fd = os.open(p, os.O_RDWR)
+    try:
+        for mode in (0x01, 0x03, 0x10):  # KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE
+            assert libc.fallocate(fd, mode, 0, 8192) == -1
+            assert ctypes.get_errno() == errno.EOPNOTSUPP, mode
+    finally:
+        os.close(fd)
+    assert p.read_bytes() == b"small\n" + bytes(3994)
