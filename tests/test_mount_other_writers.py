@@ -438,17 +438,25 @@ def test_an_edit_made_while_a_handle_held_the_file_reaches_it_once_released(mnt,
 def test_attribute_changes_on_an_open_file_deleted_meanwhile_succeed(mnt):
     (mnt.path / "sva").mkdir()
     p = mnt.path / "sva" / "y.md"
-    deletes = "".join(json.dumps({"command": "delete", "path": "/memories/sva/y.md"}) + "\n"
-                      for _ in range(20000))
+    delete = json.dumps({"command": "delete", "path": "/memories/sva/y.md"}) + "\n"
     deleter = subprocess.Popen([str(areev_path()), "--db", str(mnt.db), "memtool", "--batch"],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    feeder = threading.Thread(target=lambda: (deleter.stdin.write(deletes),
-                                              deleter.stdin.close()), daemon=True)
+    stop = threading.Event()
+
+    def feed():  # deletes until the rounds are done
+        try:
+            while not stop.is_set():
+                deleter.stdin.write(delete * 100)
+                deleter.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
     failures, rounds = [], 0
     try:
-        deadline = time.monotonic() + 6
-        while deleter.poll() is None and time.monotonic() < deadline:
+        deadline = time.monotonic() + 3
+        while rounds < 400 and time.monotonic() < deadline:
             fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 for name, call in (("fchown", lambda: os.fchown(fd, 0, 0)),
@@ -461,8 +469,11 @@ def test_attribute_changes_on_an_open_file_deleted_meanwhile_succeed(mnt):
             finally:
                 os.close(fd)
             rounds += 1
+        assert deleter.poll() is None, "the deleter stopped early"
     finally:
+        stop.set()
         deleter.kill()
+        feeder.join(timeout=10)
         deleter.wait()
     assert rounds > 20
     assert failures == []
