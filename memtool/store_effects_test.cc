@@ -59,7 +59,7 @@ TEST_F(MemoryToolTest, BodyAboveStoreLimitLeavesNothingWritten) {
 }
 
 // The size limit is areev's, not the contract's: a create the contract refuses
-// (the path exists, or a parent is a file) says so whatever the body's size.
+// (a directory's path, or one below a file) says so whatever the body's size.
 TEST_F(MemoryToolTest, ContractErrorsOfCreateComeBeforeTheSizeLimit) {
   const std::size_t limit = grainstore::Limits::kMaxBodyBytes;
   ASSERT_TRUE(temp_.store()->PutFile(ns_, "/memories/d/g", "1").has_value());
@@ -70,8 +70,10 @@ TEST_F(MemoryToolTest, ContractErrorsOfCreateComeBeforeTheSizeLimit) {
   ToolResult result = create("/memories/d");
   EXPECT_TRUE(result.is_error);
   EXPECT_EQ(result.message, "File /memories/d already exists");
+  // An existing file would be written over (project decision 1): the limit.
   result = create("/memories/d/g");
-  EXPECT_EQ(result.message, "File /memories/d/g already exists");
+  EXPECT_EQ(result.message, "File /memories/d/g would exceed the size limit of " +
+                                std::to_string(limit) + " bytes");
   result = create("/memories/d/g/h");
   EXPECT_EQ(result.message, "A parent of /memories/d/g/h is a file, not a directory");
   result = create("/memories/d/new");

@@ -78,8 +78,11 @@ ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text)
   if (p.path.too_long) return TooLong(t, p);
   if (file_text.size() > grainstore::Limits::kMaxBodyBytes) {
     // The limit is ours, not the contract's: its errors come first (C12).
+    // A file is written over (project decision 1), so only the limit stops it.
     grainstore::Result<grainstore::NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
-    if (node.has_value()) return Failure(exists);
+    if (node.has_value()) {
+      return Failure(node->kind == NodeKind::kFile ? TooLargeMessage(p.raw) : exists);
+    }
     grainstore::Status failure = node.error();
     const StatusCode code = failure.code();
     if (code != StatusCode::kNotFound && code != StatusCode::kNotADirectory) {

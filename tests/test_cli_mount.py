@@ -292,10 +292,11 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
         3, f"areev mount: ERROR: cannot open store {junk}: not an areev store: the file is not "
            f"a SQLite database\n")
     # --db is checked as by every other command, before anything is made.
-    for name, code in ((":memory:", 2), ("", 2), ("stores/", 3)):
+    for name, shown, code in ((":memory:", ":memory:", 2), ("", "''", 2),
+                              ("stores/", "stores/", 3)):
         proc = run_areev("mount", str(tmp_path / "mp"), "--db", name, "-f", cwd=tmp_path)
         assert proc.returncode == code and proc.stderr.startswith(
-            f"areev: cannot open store {name}: "), (name, proc.stderr)
+            f"areev: cannot open store {shown}: "), (name, proc.stderr)
     assert not (tmp_path / ":memory:").exists() and not (tmp_path / "stores").exists()
     assert run_areev("umount").returncode == 2
     started = time.monotonic()
