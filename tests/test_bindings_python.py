@@ -924,3 +924,41 @@ def test_a_bad_namespace_is_refused_before_any_store_is_made(areev, tmp_path):
     with pytest.raises(ValueError, match="invalid namespace name 'bad ns'"):
         areev.Areev(str(db), ns="bad ns")
     assert list(tmp_path.iterdir()) == []
+
+
+# Issue: two threads running __init__ on one object both opened a store (the check
+# for a second __init__ ran before the open, which releases the GIL); the second
+# overwrote the first's handle, whose store stayed open until the process exited.
+def test_a_second_init_racing_the_first_is_refused_and_leaks_nothing(areev, tmp_path):
+    db = str(tmp_path / "reinit.db")
+    areev.Areev(db).close()  # the file exists: every open below is a plain open
+
+    def open_fds():
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    both = 0
+    for i in range(30):
+        a = areev.Areev.__new__(areev.Areev)
+        start = threading.Barrier(2)
+        results = []
+
+        def init(ns):
+            start.wait()
+            try:
+                a.__init__(db, ns)
+                results.append("ok")
+            except RuntimeError as e:
+                results.append(str(e))
+
+        threads = [threading.Thread(target=init, args=(f"n{i}{k}",)) for k in "ab"]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(results) in (["Areev.__init__ called twice", "ok"], ["ok", "ok"])
+        both += results == ["ok", "ok"]
+        a.close()
+        del a
+    assert both == 0
+    assert open_fds() <= before + 2

@@ -34,6 +34,10 @@ struct AreevObject {
   Handle* handle;  // owned; deleted in dealloc, never while a call runs
   PyObject* path;  // the path as given (str or bytes)
   PyObject* ns;    // str
+  // While __init__ opens the store with the GIL released: a second __init__
+  // of the same object (another thread) is refused then too, not only once
+  // the handle is set, or both would open one and one would leak.
+  bool opening;
 };
 
 PyObject* Raise(const BindingError& error) {
@@ -81,7 +85,7 @@ int AreevInit(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
                                    &path_arg, &ns_arg, &durable)) {
     return -1;
   }
-  if (self->handle != nullptr) {
+  if (self->handle != nullptr || self->opening) {
     PyErr_SetString(PyExc_RuntimeError, "Areev.__init__ called twice");
     return -1;
   }
@@ -106,6 +110,16 @@ int AreevInit(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
     Py_DECREF(path_bytes);
     return -1;
   }
+  // Again, now that no Python code (an __fspath__, a str subclass) can run
+  // before `opening` is set: another thread may have begun meanwhile.
+  if (self->handle != nullptr || self->opening) {
+    Py_DECREF(ns_arg);
+    Py_DECREF(fspath);
+    Py_DECREF(path_bytes);
+    Py_DECREF(ns_bytes);
+    PyErr_SetString(PyExc_RuntimeError, "Areev.__init__ called twice");
+    return -1;
+  }
   std::string path(ViewOf(path_bytes));
   std::string_view ns = ViewOf(ns_bytes);
   BindingError error;
@@ -113,9 +127,11 @@ int AreevInit(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   if (path.find('\0') != std::string::npos) {
     error = {ErrorKind::kInvalid, "path must not contain NUL characters"};
   } else {
+    self->opening = true;
     Py_BEGIN_ALLOW_THREADS
     handle = Handle::Open(path, ns, durable != 0, &error);
     Py_END_ALLOW_THREADS
+    self->opening = false;
   }
   Py_DECREF(path_bytes);
   Py_DECREF(ns_bytes);
