@@ -286,3 +286,28 @@ test('every method returns a promise, even called without its object', async () 
   await assert.rejects(handlers.view(circular), TypeError);
   m.close();
 });
+
+// Issue: close() closed the store on the event loop; after a large write that is
+// SQLite's last checkpoint of the whole WAL (140-430 ms for 32 MiB), during which no
+// callback, timer or request of the process ran.
+test('close() leaves the store\'s last checkpoint to the thread pool', async () => {
+  const db = tmpDb();
+  const m = new Areev(db);
+  await m.memoryTool(J({ command: 'create', path: '/memories/big.md', file_text: 'z'.repeat(64 << 20) }));
+  assert.ok(fs.statSync(`${db}-wal`).size > (64 << 20));
+  m.close();
+  // Closed on the event loop, the store would have checkpointed and deleted its
+  // WAL before close() returned.
+  assert.equal(fs.existsSync(`${db}-wal`), true);
+  assert.equal(m.closed, true);
+  await assert.rejects(m.read('/memories/big.md'), (e) => e.code === codes.CLOSED);
+  // The store closes on its own: the checkpoint empties the WAL, which goes.
+  const deadline = Date.now() + 30000;
+  while (fs.existsSync(`${db}-wal`) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(fs.existsSync(`${db}-wal`), false);
+  const again = new Areev(db);
+  assert.equal((await again.read('/memories/big.md')).length, 64 << 20);
+  again.close();
+});

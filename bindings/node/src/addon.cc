@@ -366,11 +366,46 @@ napi_value ReadBytes(napi_env env, napi_callback_info info) {
   return ReadAs(env, info, Op::kReadBytes);
 }
 
+// Drops `pin` on the thread pool: when it is the store's last reference,
+// closing the store (joining its threads, SQLite's last checkpoint, which
+// can take hundreds of milliseconds after large writes) happens there, not
+// on the event loop. Inline only if the work cannot be queued.
+void ReleaseOffTheLoop(napi_env env, std::unique_ptr<Handle> pin) {
+  if (!pin) return;
+  struct Release {
+    std::unique_ptr<Handle> pin;
+    napi_async_work work = nullptr;
+  };
+  auto release = std::make_unique<Release>();
+  release->pin = std::move(pin);
+  napi_value name = MakeString(env, "areev.close");
+  const auto execute = [](napi_env, void* data) { static_cast<Release*>(data)->pin.reset(); };
+  const auto complete = [](napi_env env, napi_status, void* data) {
+    std::unique_ptr<Release> done(static_cast<Release*>(data));
+    napi_delete_async_work(env, done->work);
+  };
+  if (name == nullptr ||
+      napi_create_async_work(env, nullptr, name, execute, complete, release.get(),
+                             &release->work) != napi_ok) {
+    return;  // `release` drops the pin here
+  }
+  if (napi_queue_async_work(env, release->work) != napi_ok) {
+    napi_delete_async_work(env, release->work);
+    return;
+  }
+  release.release();  // owned by `complete` now
+}
+
 napi_value Close(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   napi_value self = Args(env, info, argv);
   Handle* handle = Unwrap(env, self);
-  if (handle != nullptr) handle->Close();
+  if (handle != nullptr) {
+    BindingError ignored;
+    std::unique_ptr<Handle> pin = handle->Pin(&ignored);  // null once closed
+    handle->Close();
+    ReleaseOffTheLoop(env, std::move(pin));
+  }
   napi_value undefined = nullptr;
   napi_get_undefined(env, &undefined);
   return undefined;
