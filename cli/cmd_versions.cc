@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "commands.h"
+#include "grainstore/path.h"
 #include "grainstore/time_format.h"
 #include "grainstore/version_spec.h"
 #include "line_diff.h"
@@ -174,6 +175,21 @@ const char* NodeKindName(grainstore::NodeKind kind) {
   return "file";
 }
 
+// "the file /memories/x" when a file (or a symbolic link) stands where a
+// directory above `key` would be, which a restore at `key` needs; "" when
+// none does, or the store cannot say.
+std::string NotADirectoryAbove(const Session& s, std::string_view key) {
+  for (std::string parent = grainstore::ParentKey(key);
+       parent.size() > grainstore::kMemoriesRoot.size(); parent = grainstore::ParentKey(parent)) {
+    auto node = s.store->StatKey(s.ns, parent);
+    if (node.has_value()) {
+      if (node->kind == grainstore::NodeKind::kDirectory) return "";
+      return fmt::format("the {} now at {}", NodeKindName(node->kind), CellText(parent));
+    }
+  }
+  return "";
+}
+
 // A memory path without a chain: where a file that left it went
 // (WithMovedNote), and what lies there instead, when something does (a file
 // written unversioned through the mount, which `cat` reads; a directory).
@@ -225,6 +241,8 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
       if (auto taken = s.store->StatKey(s.ns, subject); taken.has_value()) {
         how = fmt::format("; {} brings it back once the {} now at that path is moved or deleted",
                           restore, NodeKindName(taken->kind));
+      } else if (auto blocker = NotADirectoryAbove(s, subject); !blocker.empty()) {
+        how = fmt::format("; {} brings it back once {} is moved or deleted", restore, blocker);
       }
     }
     text += fmt::format("# {} {} at {}{}\n", CellText(subject), purged ? "purged" : "deleted",

@@ -224,11 +224,14 @@ std::string NotExpected(const std::vector<std::string>& extras) {
   if (std::find(extras.begin(), extras.end(), "--version") != extras.end()) {
     return "--version takes no other arguments: areev --version prints the version";
   }
-  const bool options = std::all_of(extras.begin(), extras.end(), LooksLikeAnOption);
-  if (options) {
+  // `log --subject x`: an unknown option written with its value apart; the
+  // value is not the fault.
+  if (!extras.empty() && LooksLikeAnOption(extras.front())) {
     std::vector<std::string> quoted;
-    for (const std::string& extra : extras) quoted.push_back("'" + extra + "'");
-    return fmt::format("unknown option{} {}", extras.size() > 1 ? "s" : "",
+    for (const std::string& extra : extras) {
+      if (LooksLikeAnOption(extra)) quoted.push_back("'" + extra + "'");
+    }
+    return fmt::format("unknown option{} {}", quoted.size() > 1 ? "s" : "",
                        fmt::join(quoted, " "));
   }
   return fmt::format("The following {} not expected: {}",

@@ -60,6 +60,10 @@ def test_unknown_options_and_empty_values_are_named_as_such(run_areev, db):
                        (["--version=1"], "--version takes no value, got '--version=1'"),
                        (["log", "-x", "--db", db], "unknown option '-x'"),
                        (["log", "-x", "--y", "--db", db], "unknown options '-x' '--y'"),
+                       # An unknown option given its value apart: the option is the fault.
+                       (["log", "--subject", "x", "--db", db], "unknown option '--subject'"),
+                       (["log", "--bogus", "x", "--zap", "y", "--db", db],
+                        "unknown options '--bogus' '--zap'"),
                        (["log", "--after=", "--db", db],
                         "--after: must be a decimal number from 0 to 18446744073709551615, "
                         "got ''"),

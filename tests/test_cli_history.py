@@ -224,6 +224,14 @@ def test_a_deleted_files_history_says_how_to_restore_it_and_when_it_cannot_yet(r
     m(command="delete", path="/memories/q.md")
     assert run_areev("restore", "/memories/q.md", "--db", db).returncode == 0
     assert run_areev("cat", "/memories/q.md", "--db", db).stdout == "x\n"
+    # A file where the path's directory was is named too: restore needs it gone.
+    m(command="create", path="/memories/x/a.md", file_text="one\n")
+    m(command="delete", path="/memories/x")
+    m(command="create", path="/memories/x", file_text="x is a file\n")
+    last = run_areev("history", "/memories/x/a.md", "--db", db).stdout.splitlines()[-1]
+    assert last.endswith("; `areev restore` brings it back once the file now at /memories/x is "
+                         "moved or deleted"), last
+    assert run_areev("restore", "/memories/x/a.md", "--db", db).returncode == 1
 
 
 # Issue: a chain whose versions are gone (damage: a page of grains that reads as
