@@ -13,11 +13,14 @@
 namespace grainstore {
 namespace {
 
-// A chain vacated at `key` (unlink or rename-away through the mount) within
-// the revive window, newest first.
+// The chain deleted (or since purged) at `key` last, within the revive
+// window: revived only if it is still deleted and was vacated through the
+// mount (unlink or rename-away). An older vacated chain is not: another file
+// came and went at the path after it, which ended that save.
 constexpr char kRevivableSql[] =
-    "SELECT id FROM chains WHERE ns_id = ? AND subject = ? AND relation = ? AND state = 2 "
-    "AND revivable >= ? AND deleted_ns >= ? ORDER BY deleted_ns DESC LIMIT 1";
+    "SELECT id, state = 2 AND revivable >= ? FROM chains WHERE ns_id = ? AND subject = ? "
+    "AND relation = ? AND state IN (2, 3) AND deleted_ns >= ? "
+    "ORDER BY deleted_ns DESC, id DESC LIMIT 1";
 
 }  // namespace
 
@@ -138,14 +141,14 @@ Result<std::int64_t> StoreImpl::RevivableChainAt(NsId ns, std::string_view key, 
                                                   int at_least) {
   auto st = db.Prepare(kRevivableSql);
   if (!st) return st.error();
-  st->BindInt64(1, ns);
-  st->BindText(2, key);
-  st->BindText(3, kMemoryFileRelation);
-  st->BindInt64(4, at_least);
+  st->BindInt64(1, at_least);
+  st->BindInt64(2, ns);
+  st->BindText(3, key);
+  st->BindText(4, kMemoryFileRelation);
   st->BindInt64(5, now - options.revive_window_ns);
   StepResult r = st->Step();
   if (r == StepResult::kError) return st->status();
-  return r == StepResult::kRow ? st->ColumnInt64(0) : 0;
+  return r == StepResult::kRow && st->ColumnInt64(1) != 0 ? st->ColumnInt64(0) : 0;
 }
 
 Result<bool> StoreImpl::IsYoungMountSave(const ChainRow& chain, std::int64_t now) {

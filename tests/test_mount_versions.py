@@ -871,3 +871,31 @@ def test_history_of_an_unversioned_file_says_why_it_has_none(mnt):
     assert (proc.returncode, proc.stderr) == (
         1, "areev: history /memories/.git: no history for /memories/.git (memory_file); "
            "it is a directory\n")
+
+
+# Issue: a file written through the mount where one was unlinked moments before
+# continued that chain even when another file had come and gone at the path in
+# between (made and deleted by the memory tool): the new content was filed as an
+# edit of the file from two files before.
+@pytest.mark.parametrize("between", ["create", "rename"])
+def test_a_save_revives_only_the_last_file_deleted_at_its_path(mnt, between):
+    def run(*commands):
+        for command in commands:
+            r = memtool(mnt.db, command)
+            assert not r["is_error"], (command, r)
+
+    run({"command": "create", "path": "/memories/f.md", "file_text": "C one\n"},
+        {"command": "str_replace", "path": "/memories/f.md", "old_str": "one", "new_str": "two"})
+    os.unlink(mnt.path / "f.md")  # vacated through the mount: revivable for 10 s
+    if between == "create":
+        run({"command": "create", "path": "/memories/f.md", "file_text": "D one\n"})
+    else:
+        run({"command": "create", "path": "/memories/g.md", "file_text": "D one\n"},
+            {"command": "rename", "old_path": "/memories/g.md", "new_path": "/memories/f.md"})
+    run({"command": "delete", "path": "/memories/f.md"})
+    assert wait_for(lambda: not (mnt.path / "f.md").exists(), timeout=5)
+    (mnt.path / "f.md").write_text("E new\n")
+    versions = history(mnt.db, "/memories/f.md")
+    assert [v["size"] for v in versions] == [6], versions
+    assert areev(mnt.db, "cat", "/memories/f.md").stdout == "E new\n"
+    assert "revive" not in areev(mnt.db, "log").stdout
