@@ -2,6 +2,10 @@
 // and the CLI's view of the tree.
 #include <unistd.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "grainstore/path.h"
@@ -23,6 +27,21 @@ Result<NodeInfo> Store::StatKey(NsId ns, std::string_view key) {
   auto row = impl_->InRead([&] { return impl_->NodeByKey(ns, key); });
   if (!row) return row.error();
   return std::move(*row);
+}
+
+Result<std::optional<NodeInfo>> Store::FileInTheWay(NsId ns, std::string_view key) {
+  std::lock_guard lock(impl_->mu);
+  return impl_->InRead([&]() -> Result<std::optional<NodeInfo>> {
+    for (std::string at(key); at.size() > kMemoriesRoot.size(); at = ParentKey(at)) {
+      auto node = impl_->NodeByKey(ns, at);
+      if (node) {
+        if (node->kind == NodeKind::kDirectory) return std::optional<NodeInfo>();
+        return std::optional<NodeInfo>(std::move(*node));
+      }
+      if (!node.error().IsNotFound()) return node.error();
+    }
+    return std::optional<NodeInfo>();
+  });
 }
 
 Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* info) {
@@ -71,7 +90,6 @@ Result<std::string> Store::ReadFile(NsId ns, std::string_view key, NodeInfo* inf
 }
 
 Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_view body) {
-  GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
@@ -84,11 +102,15 @@ Result<WriteResult> Store::PutFile(NsId ns, std::string_view key, std::string_vi
     if (existing->kind != NodeKind::kFile) {
       return Status::IsADirectory(fmt::format("{} is not a file", key));
     }
+    // The size is weighed after the path: what stands there, or above it,
+    // is the first thing wrong with the write (the memory tool's order).
+    GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
     node = std::move(*existing);
   } else if (existing.error().IsNotFound()) {
     if (key == kMemoriesRoot) return Status::IsADirectory("the root is a directory");
     auto parent = s.EnsureParents(ns, key, now);
     if (!parent) return parent.error();
+    GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
     auto made = s.InsertNode(ns, *parent, BaseName(key),
                              DefaultFile(parent->uid, parent->gid), now);
     if (!made) return made.error();

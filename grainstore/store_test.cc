@@ -92,10 +92,45 @@ TEST_F(StoreTest, PutErrors) {
   std::string big(Limits::kMaxBodyBytes + 1, 'x');
   EXPECT_EQ(store_->PutFile(ns_, "/memories/big", big).error().code(), StatusCode::kTooLarge);
   EXPECT_EQ(store_->StatKey(ns_, "/memories/big").error().code(), StatusCode::kNotFound);
+  // What stands at the path, or above it, is named before the body's size;
+  // a refused body creates none of the directories on its way.
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/d", big).error().code(), StatusCode::kIsADirectory);
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/f.txt/a/b", big).error().code(),
+            StatusCode::kNotADirectory);
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/f.txt", big).error().code(), StatusCode::kTooLarge);
+  EXPECT_EQ(Read("/memories/f.txt"), "x");
+  EXPECT_EQ(store_->PutFile(ns_, "/memories/n/m/big", big).error().code(), StatusCode::kTooLarge);
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/n").error().code(), StatusCode::kNotFound);
   // .history is an ordinary name to the store (the mount shows its own
   // version directory under that name at its root).
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/.history", "y").has_value());
   EXPECT_EQ(Read("/memories/.history"), "y");
+}
+
+TEST_F(StoreTest, FileInTheWayNamesTheNearestNodeWhenItIsNoDirectory) {
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/d/f", "x").has_value());
+  const auto in_the_way = [&](std::string_view key) -> std::string {
+    auto found = store_->FileInTheWay(ns_, key);
+    if (!found.has_value()) return "error: " + found.error().ToString();
+    return found->has_value() ? (*found)->key : "none";
+  };
+  EXPECT_EQ(in_the_way("/memories/d/f"), "/memories/d/f");
+  EXPECT_EQ(in_the_way("/memories/d/f/g/h"), "/memories/d/f");
+  EXPECT_EQ(in_the_way("/memories/d"), "none");
+  EXPECT_EQ(in_the_way("/memories/d/g/h"), "none");
+  EXPECT_EQ(in_the_way("/memories/x/y"), "none");
+  EXPECT_EQ(in_the_way("/memories"), "none");
+  // The nearest existing node decides: a directory below a file cannot be,
+  // so a directory found first means nothing is in the way.
+  ASSERT_TRUE(store_->MakeDirs(ns_, "/memories/e/f").ok());
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/e/g", "x").has_value());
+  EXPECT_EQ(in_the_way("/memories/e/f/g"), "none");
+  EXPECT_EQ(in_the_way("/memories/e/g/f"), "/memories/e/g");
+  // Another namespace's file is no obstacle here.
+  auto other = store_->Namespace("other");
+  ASSERT_TRUE(other.has_value());
+  ASSERT_TRUE(store_->PutFile(*other, "/memories/z", "x").has_value());
+  EXPECT_EQ(in_the_way("/memories/z/a"), "none");
 }
 
 TEST_F(StoreTest, EditFileIsAtomicAndPropagatesCallbackErrors) {

@@ -1,10 +1,10 @@
 // `create` (C12 and project decision 1), `delete` (C17) and `rename` (C18-C20).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "commands.h"
-#include "grainstore/options.h"
 #include "grainstore/path.h"
 
 namespace memtool::internal {
@@ -35,25 +35,17 @@ Presence Probe(const Target& t, std::string_view key, grainstore::Status* failur
   return Presence::kFailed;
 }
 
-// Whether the nearest of `key` and its ancestors that exists is not a
-// directory (a file, or a symlink, whose name is taken): the store's
-// kNotADirectory for a path below `key`. kFailed with `failure` set when the
-// store could not say.
+// Whether a file or symlink takes the name of `key` or one of its ancestors
+// where a directory would have to be (the store's kNotADirectory for a path
+// below `key`). kFailed with `failure` set when the store could not say.
 Presence ParentIsAFile(const Target& t, std::string_view key, grainstore::Status* failure) {
-  for (std::string parent(key); parent != grainstore::kMemoriesRoot;
-       parent = grainstore::ParentKey(parent)) {
-    grainstore::Result<grainstore::NodeInfo> node = t.store->StatKey(t.ns, parent);
-    if (node.has_value()) {
-      return node->kind == NodeKind::kDirectory ? Presence::kAbsent : Presence::kPresent;
-    }
-    const StatusCode code = node.error().code();
-    if (code == StatusCode::kNotADirectory) return Presence::kPresent;
-    if (code != StatusCode::kNotFound && code != StatusCode::kNameTooLong) {
-      *failure = node.error();
-      return Presence::kFailed;
-    }
+  grainstore::Result<std::optional<grainstore::NodeInfo>> in_the_way =
+      t.store->FileInTheWay(t.ns, key);
+  if (!in_the_way.has_value()) {
+    *failure = in_the_way.error();
+    return Presence::kFailed;
   }
-  return Presence::kAbsent;
+  return in_the_way->has_value() ? Presence::kPresent : Presence::kAbsent;
 }
 
 // The answer to a write that would make `p`, a path past the store's length
@@ -76,25 +68,6 @@ ToolResult Create(const Target& t, const PathArg& p, std::string_view file_text)
   const std::string exists = Join("File ", p.raw, " already exists");
   if (p.path.is_root()) return Failure(exists);
   if (p.path.too_long) return TooLong(t, p);
-  if (file_text.size() > grainstore::Limits::kMaxBodyBytes) {
-    // The limit is ours, not the contract's: its errors come first (C12).
-    // A file is written over (project decision 1), so only the limit stops it.
-    grainstore::Result<grainstore::NodeInfo> node = t.store->StatKey(t.ns, p.path.key);
-    if (node.has_value()) {
-      return Failure(node->kind == NodeKind::kFile ? TooLargeMessage(p.raw) : exists);
-    }
-    grainstore::Status failure = node.error();
-    const StatusCode code = failure.code();
-    if (code != StatusCode::kNotFound && code != StatusCode::kNotADirectory) {
-      return StorageFailure(p.raw, failure);
-    }
-    const Presence parent_file = ParentIsAFile(t, grainstore::ParentKey(p.path.key), &failure);
-    if (parent_file == Presence::kFailed) return StorageFailure(p.raw, failure);
-    if (parent_file == Presence::kPresent) {
-      return Failure(Join("A parent of ", p.raw, " is a file, not a directory"));
-    }
-    return Failure(TooLargeMessage(p.raw));
-  }
   grainstore::Result<grainstore::WriteResult> written =
       t.store->PutFile(t.ns, p.path.key, file_text);
   if (written.has_value()) return Success(Join("File created successfully at: ", p.raw));

@@ -139,6 +139,10 @@ class Store {
   // ---- Path level (memtool, CLI); keys are normalised "/memories/..." ------
   // NotFound if nothing lives at the key.
   Result<NodeInfo> StatKey(NsId ns, std::string_view key);
+  // What stands in the way of a directory at key: the nearest of key and its
+  // ancestors below the root that exists, when that is not a directory (a
+  // file or a symlink). nullopt when it is a directory, or none exists.
+  Result<std::optional<NodeInfo>> FileInTheWay(NsId ns, std::string_view key);
   // The current body of the file at key. NotFound; IsADirectory (directory or
   // symlink). `info`, if given, receives the node, on IsADirectory too; it
   // costs one more B-tree descent and bypasses the read cache, so a caller
