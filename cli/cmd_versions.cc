@@ -179,15 +179,10 @@ const char* NodeKindName(grainstore::NodeKind kind) {
 // directory above `key` would be, which a restore at `key` needs; "" when
 // none does, or the store cannot say.
 std::string NotADirectoryAbove(const Session& s, std::string_view key) {
-  for (std::string parent = grainstore::ParentKey(key);
-       parent.size() > grainstore::kMemoriesRoot.size(); parent = grainstore::ParentKey(parent)) {
-    auto node = s.store->StatKey(s.ns, parent);
-    if (node.has_value()) {
-      if (node->kind == grainstore::NodeKind::kDirectory) return "";
-      return fmt::format("the {} now at {}", NodeKindName(node->kind), CellText(parent));
-    }
-  }
-  return "";
+  auto in_the_way = s.store->FileInTheWay(s.ns, grainstore::ParentKey(key));
+  if (!in_the_way.has_value() || !in_the_way->has_value()) return "";
+  const grainstore::NodeInfo& node = **in_the_way;
+  return fmt::format("the {} now at {}", NodeKindName(node.kind), CellText(node.key));
 }
 
 // A memory path without a chain: where a file that left it went

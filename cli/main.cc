@@ -52,9 +52,14 @@ std::string OptionName(std::string_view arg) {
   return std::string(arg.starts_with("--") ? arg.substr(0, arg.find('=')) : arg);
 }
 
+// The first argument after the program's name: where options may begin.
+std::vector<std::string>::const_iterator OptionsBegin(const std::vector<std::string>& args) {
+  return args.begin() + (args.empty() ? 0 : 1);
+}
+
 // The first "--" of `args` after the program's name: where options end.
 std::vector<std::string>::const_iterator OptionsEnd(const std::vector<std::string>& args) {
-  return std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "--");
+  return std::find(OptionsBegin(args), args.end(), "--");
 }
 
 // Whether `arg` names an option of the app or of `command` as it would be
@@ -73,7 +78,7 @@ bool NamesAnOption(const CLI::App& app, const CLI::App& command, std::string_vie
 // names, alone or with "=value"), rather than set from its environment
 // variable.
 bool WrittenBeforeOptionsEnd(const CLI::Option& option, const std::vector<std::string>& args) {
-  return std::any_of(args.begin() + (args.empty() ? 0 : 1), OptionsEnd(args),
+  return std::any_of(OptionsBegin(args), OptionsEnd(args),
                      [&](std::string_view arg) {
                        return arg.size() >= 2 && arg[0] == '-' &&
                               option.check_name(OptionName(arg));
@@ -251,7 +256,7 @@ int ParseFailure(const CLI::App& app, const std::vector<cli::Command>& commands,
   if (help) {
     // -h after "--" is an argument: `purge P -- --help` must not print
     // the help and exit 0 having purged nothing.
-    const bool asked = std::any_of(args.begin() + (args.empty() ? 0 : 1), OptionsEnd(args),
+    const bool asked = std::any_of(OptionsBegin(args), OptionsEnd(args),
                                    [](const std::string& a) { return a == "-h" || a == "--help"; });
     if (asked || after.empty()) return ExitAfterHelp(app, e);
     if (command == nullptr) return cli::Fail(cli::kExitUsage, NotACommand("--"));
