@@ -43,6 +43,8 @@ struct Inode {
     std::string().swap(data);
     loaded = false;
   }
+  // A file's size as a stat reports it: the body held, else the stored one.
+  std::uint64_t FileSize() const { return loaded ? data.size() : info.size; }
   bool dirty = false;         // `data` differs from the last sealed body
   // Created or opened with O_TRUNC and not written since: a flush does not
   // seal yet (a shell's `>` redirection closes a dup'd fd before writing);

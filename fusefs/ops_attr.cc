@@ -229,12 +229,10 @@ void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
     int err = 0;
     {
       std::lock_guard<std::mutex> lock(inode->mu);
-      struct stat st {};
-      fs.FillAttrLocked(*inode, &st);
       // Growing past the store's limit is refused before anything changes
       // (TruncateLocked), where glibc's fallback of one write per block
       // would have grown the file up to the limit before failing.
-      if (end > st.st_size) err = TruncateLocked(fs, *inode, end, fi);
+      if (end > static_cast<off_t>(inode->FileSize())) err = TruncateLocked(fs, *inode, end, fi);
     }
     fuse_reply_err(req, err);
   });

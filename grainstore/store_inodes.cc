@@ -1,5 +1,6 @@
 // Store operations addressed by node id: the mount's view of the tree.
 #include <tuple>
+
 #include <fmt/format.h>
 
 #include "grain_id.h"
