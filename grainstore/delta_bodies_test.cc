@@ -298,6 +298,70 @@ TEST_F(DeltaBodiesTest, AVouchedAppendHashesOnlyTheNewBytes) {
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }
 
+// A file whose content another file holds already (its body row shared)
+// goes on growing by deltas on that row: an append hashes its new bytes only.
+// On a shared delta row no run starts, so deltas do not stack across files.
+TEST_F(DeltaBodiesTest, AnAppendRunStartsOnABodyAnotherFileStoredWhole) {
+  auto root = *store_->RootId(ns_);
+  const auto make = [&](const char* name) {
+    auto n = store_->CreateNode(root, name, NewNode{.kind = NodeKind::kFile, .mode = 0644});
+    EXPECT_TRUE(n.has_value());
+    return n->id;
+  };
+  const NodeId a = make("a.log");
+  const NodeId b = make("b.log");
+  std::string body = base_;
+  ASSERT_TRUE(store_->WriteBody(a, body).has_value());
+  auto shared = store_->WriteBody(b, body);
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
+  BodyBase base = shared->base;
+  std::vector<std::string> versions{body};
+  for (int i = 0; i < 4; ++i) {
+    const std::string line = "appended line " + std::to_string(i) + "\n";
+    body += line;
+    const std::uint64_t before = HashedBytes();
+    auto written = store_->WriteBody(b, body, std::nullopt, {}, &base);
+    ASSERT_TRUE(written.has_value()) << written.error().ToString();
+    EXPECT_EQ(HashedBytes() - before, line.size()) << "append " << i;
+    base = written->base;
+    versions.push_back(body);
+  }
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NULL"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 4);
+
+  // a.log catches up with b.log's newest body, a delta: a.log starts no run
+  // on it, so its next append is no delta on that delta (the whole body is
+  // hashed, and the row stays within the splice depth bound).
+  auto caught_up = store_->WriteBody(a, body);
+  ASSERT_TRUE(caught_up.has_value());
+  std::string a_body = body + "only in a\n";
+  const std::uint64_t before = HashedBytes();
+  ASSERT_TRUE(store_->WriteBody(a, a_body, std::nullopt, {}, &caught_up->base).has_value());
+  EXPECT_GE(HashedBytes() - before, a_body.size());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id > 0 AND size = " +
+                   std::to_string(a_body.size())),
+            0);
+
+  // Every version of both files reads back, and survives a purge of a.log.
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    auto read = store_->ReadVersion(ns_, "/memories/b.log", std::to_string(v + 1));
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(*read, versions[v]) << "version " << v + 1;
+  }
+  EXPECT_EQ(*ReadAfreshBody(a), a_body);
+  ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/a.log").ok());
+  ASSERT_TRUE(store_->Purge(ns_, "/memories/a.log").ok());
+  auto fresh = Store::Open(path_);
+  ASSERT_TRUE(fresh.has_value());
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    auto read = (*fresh)->ReadVersion(ns_, "/memories/b.log", std::to_string(v + 1));
+    ASSERT_TRUE(read.has_value()) << read.error().ToString();
+    EXPECT_EQ(*read, versions[v]) << "version " << v + 1 << " after the purge";
+  }
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
 // A delta whose rows do not add up to its stored size (a damaged file) is a
 // Corruption error, never a body of the wrong bytes.
 TEST_F(DeltaBodiesTest, RowsThatDoNotFitTheirBaseAreCorruption) {

@@ -280,15 +280,22 @@ Result<std::size_t> StoreImpl::BodyDepth(std::int64_t body_id) {
 
 void StoreImpl::KeepSealedBody(const NodeInfo& before, std::int64_t body_id, bool inserted,
                                BodyPlan plan, std::string_view body) {
-  if (!inserted) {
-    // Content already stored: the head's own body (nothing changed), or a
-    // body outside any run this Store knows, which is not built upon.
-    if (body_id != before.body_id) append_bases.Forget(before.id);
-    return;
-  }
+  if (!inserted && body_id == before.body_id) return;  // the head's own body: nothing changed
   if (body.size() < kMinDeltaBase) {  // never built upon: not worth a copy
     append_bases.Forget(before.id);
     return;
+  }
+  if (!inserted) {
+    // Content stored already (another file's, an earlier version's): appends
+    // build on it as on a body stored whole, if it is one, so each of them
+    // hashes only its new bytes. Not on a delta row: runs would then stack
+    // deltas on deltas from file to file, and reads would assemble more rows.
+    auto depth = BodyDepth(body_id);
+    if (!depth || *depth != 0) {
+      append_bases.Forget(before.id);
+      return;
+    }
+    plan.base_id = 0;  // a new run
   }
   std::optional<AppendBases::Entry> entry = append_bases.Take(before.id);
   // A whole body or a splice starts a new run: appends build on it.
