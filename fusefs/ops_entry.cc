@@ -48,7 +48,9 @@ void ReplyNewNode(fuse_req_t req, Filesystem& fs, fuse_ino_t parent,
 
 // Seals the cached inode of the node named `name` in `parent` (if any) and,
 // when it is open, loads its body so open handles keep reading it after the
-// name is gone. Returns the node id (0 when there is none).
+// name is gone. Returns the node id (0 when there is none). Another process
+// may give the name to another node before the caller's store call runs:
+// what that call reports it removed or moved is what the mount then marks.
 grainstore::NodeId PrepareToLoseName(Filesystem& fs, grainstore::NodeId parent,
                                      std::string_view name) {
   auto node = fs.store().Lookup(parent, name);
@@ -84,12 +86,13 @@ void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) 
     return (void)fuse_reply_err(req, ESTALE);
   }
   grainstore::NodeId dir = fs.FromFuse(parent);
-  grainstore::NodeId id = PrepareToLoseName(fs, dir, n);
-  Status removed = fs.store().RemoveNode(dir, n, want_dir, grainstore::Vacate::kVacate);
+  PrepareToLoseName(fs, dir, n);
+  grainstore::NodeId id = 0;
+  Status removed = fs.store().RemoveNode(dir, n, want_dir, grainstore::Vacate::kVacate, &id);
   if (!removed.ok()) {
     return (void)fuse_reply_err(req, FailureErrno(want_dir ? "rmdir" : "unlink", removed));
   }
-  if (id != 0) MarkUnlinked(fs, id);
+  MarkUnlinked(fs, id);
   fs.Refresh(dir);
   fuse_reply_err(req, 0);
 }
@@ -186,8 +189,7 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     grainstore::NodeId new_dir = fs.FromFuse(newparent);
     grainstore::NodeId moved = PrepareToLoseName(fs, dir, from);
     if (moved == 0) return (void)fuse_reply_err(req, ENOENT);
-    grainstore::NodeId replaced = 0;
-    if (!(flags & RENAME_NOREPLACE)) replaced = PrepareToLoseName(fs, new_dir, newname);
+    if (!(flags & RENAME_NOREPLACE)) PrepareToLoseName(fs, new_dir, newname);
     auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
                                            : grainstore::RenameMode::kReplace;
     auto versioning = fs.VersioningOfNewName(new_dir, newname, moved);
@@ -201,11 +203,13 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
         (new_dir == dir && IsSuffixedCopyOf(from, newname));
     auto hint = temp_copy ? grainstore::RenameHint::kTempCopy
                           : grainstore::RenameHint::kThroughMount;
-    auto node = fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning, hint);
+    grainstore::NodeId replaced = 0;
+    auto node =
+        fs.store().RenameNode(dir, from, new_dir, newname, mode, versioning, hint, &replaced);
     if (!node) return (void)fuse_reply_err(req, FailureErrno("rename", node.error()));
-    if (replaced != 0 && replaced != moved) MarkUnlinked(fs, replaced);
+    if (replaced != 0 && replaced != node->id) MarkUnlinked(fs, replaced);
     std::string moved_from;  // a directory's old key: what lies under it moves too
-    if (auto inode = fs.inodes().Find(moved)) {
+    if (auto inode = fs.inodes().Find(node->id)) {
       std::lock_guard<std::mutex> lock(inode->mu);
       if (node->kind == grainstore::NodeKind::kDirectory && inode->info.key != node->key) {
         moved_from = inode->info.key;

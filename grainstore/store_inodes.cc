@@ -67,7 +67,8 @@ Result<NodeInfo> Store::CreateNode(NodeId parent, std::string_view name, const N
   return std::move(*made);
 }
 
-Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Vacate vacate) {
+Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Vacate vacate,
+                         NodeId* removed) {
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
@@ -83,12 +84,16 @@ Status Store::RemoveNode(NodeId parent, std::string_view name, bool want_dir, Va
     if (!kids->empty()) return Status::NotEmpty(fmt::format("{} is not empty", name));
   }
   GRAINSTORE_RETURN_IF_ERROR(s.RemoveTree(*node, NowNs(), vacate));
-  return txn.Commit();
+  GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  if (removed != nullptr) *removed = node->id;
+  return Status::Ok();
 }
 
 Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId new_parent,
                                    std::string_view new_name, RenameMode mode,
-                                   Versioning target_versioning, RenameHint hint) {
+                                   Versioning target_versioning, RenameHint hint,
+                                   NodeId* replaced) {
+  if (replaced != nullptr) *replaced = 0;
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   Transaction txn(&s.db);
@@ -198,6 +203,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(parent, now));
       if (new_parent != parent) GRAINSTORE_RETURN_IF_ERROR(s.TouchDir(new_parent, now));
       GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+      if (replaced != nullptr) *replaced = dst->id;
       return std::move(*src);
     }
     GRAINSTORE_RETURN_IF_ERROR(s.RemoveTree(*dst, now, Vacate::kVacate));
@@ -206,6 +212,7 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
   }
   GRAINSTORE_RETURN_IF_ERROR(s.MoveNode(&*src, *dir, new_name, target_versioning, now, hint));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+  if (replaced != nullptr) *replaced = dst ? dst->id : 0;
   return std::move(*src);
 }
 

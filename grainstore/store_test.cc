@@ -133,6 +133,49 @@ TEST_F(StoreTest, FileInTheWayNamesTheNearestNodeWhenItIsNoDirectory) {
   EXPECT_EQ(in_the_way("/memories/z/a"), "none");
 }
 
+// The mount looks a name up before it removes or moves it; another process
+// may give the name to another node in between. The store reports which node
+// it acted on, as found in its own transaction.
+TEST_F(StoreTest, RemoveAndRenameReportTheNodesTheyActedOn) {
+  auto root = *store_->RootId(ns_);
+  const auto make = [&](const char* name) {
+    auto n = store_->CreateNode(root, name, NewNode{.kind = NodeKind::kFile, .mode = 0644});
+    EXPECT_TRUE(n.has_value());
+    return n->id;
+  };
+  const NodeId first = make("f");
+  // Another process moves f aside and makes a new f.
+  ASSERT_TRUE(store_->RenameKey(ns_, "/memories/f", "/memories/g").ok());
+  const NodeId second = make("f");
+  NodeId removed = 0;
+  ASSERT_TRUE(store_->RemoveNode(root, "f", false, Vacate::kVacate, &removed).ok());
+  EXPECT_EQ(removed, second);
+  EXPECT_EQ(store_->StatKey(ns_, "/memories/g")->id, first);
+
+  const NodeId third = make("f");
+  NodeId replaced = 1;
+  auto moved = store_->RenameNode(root, "f", root, "h", RenameMode::kReplace,
+                                  Versioning::kVersioned, RenameHint::kNone, &replaced);
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_EQ(moved->id, third);
+  EXPECT_EQ(replaced, 0u);  // nothing lay at h
+  moved = store_->RenameNode(root, "g", root, "h", RenameMode::kReplace, Versioning::kVersioned,
+                             RenameHint::kNone, &replaced);
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_EQ(moved->id, first);
+  EXPECT_EQ(replaced, third);
+  // Over a file with a history (the target's chain continues).
+  const NodeId fourth = make("k");
+  ASSERT_TRUE(store_->WriteBody(first, "at h").has_value());
+  ASSERT_TRUE(store_->WriteBody(fourth, "at k").has_value());
+  moved = store_->RenameNode(root, "k", root, "h", RenameMode::kReplace, Versioning::kVersioned,
+                             RenameHint::kNone, &replaced);
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_EQ(moved->id, fourth);
+  EXPECT_EQ(replaced, first);
+  EXPECT_EQ(Read("/memories/h"), "at k");
+}
+
 TEST_F(StoreTest, EditFileIsAtomicAndPropagatesCallbackErrors) {
   ASSERT_TRUE(store_->PutFile(ns_, "/memories/n.txt", "a\n").has_value());
   auto w = store_->EditFile(ns_, "/memories/n.txt", [](std::string_view cur, std::string* next) {

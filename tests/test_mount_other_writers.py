@@ -184,6 +184,77 @@ def test_a_name_moved_just_before_its_directory_is_gone_under_the_new_one(mnt):
     assert areev(mnt.db, "cat", "/memories/e/f").stdout == "a new file f\n"
 
 
+def start_swapper(mnt, directory, count):
+    """`areev memtool --batch` moving /memories/<directory>/f aside as g<k> and
+    making a new f, `count` times over, as fast as it can: another process
+    giving the name f to another file again and again."""
+    key = f"/memories/{directory}"
+    script = mnt.path.parent / f"swap-{directory}.ndjson"
+    with open(script, "w") as out:
+        for k in range(count):
+            out.write(json.dumps({"command": "rename", "old_path": f"{key}/f",
+                                  "new_path": f"{key}/g{k}"}) + "\n")
+            out.write(json.dumps({"command": "create", "path": f"{key}/f",
+                                  "file_text": f"made by the other process {k}\n"}) + "\n")
+    with open(script) as commands:
+        return subprocess.Popen([str(areev_path()), "--db", str(mnt.db), "memtool", "--batch"],
+                                stdin=commands, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("op", ["unlink", "rename"])
+def test_a_name_another_process_gives_to_another_file_meanwhile_loses_no_write(mnt, op):
+    # Issue: unlink and rename looked the name up (file N), saved N's writes,
+    # then removed or moved whatever held the name in a second transaction.
+    # When another process had moved N to g<k> and made a new f in between,
+    # the mount took the live N for deleted and dropped its later writes
+    # (unlink), or gave N's inode the new file's id, so that N's later writes
+    # were saved into that other file (rename).
+    d = mnt.path / "race"
+    d.mkdir()
+    (d / "f").write_text("the first f\n")
+    swapper = start_swapper(mnt, "race", 20000)
+    try:
+        deadline = time.monotonic() + 20
+        for i in range(300):
+            if time.monotonic() > deadline or swapper.poll() is not None:
+                break
+            try:
+                fd = os.open(d / "f", os.O_WRONLY | os.O_APPEND)
+            except FileNotFoundError:
+                continue
+            try:
+                os.write(fd, b"draft %d\n" % i)  # a draft the name's loss saves first
+                try:
+                    if op == "unlink":
+                        os.unlink(d / "f")
+                    else:
+                        os.rename(d / "f", d / f"m{i}")
+                except FileNotFoundError:
+                    pass
+                os.write(fd, b"after %d\n" % i)
+            finally:
+                os.close(fd)
+    finally:
+        swapper.kill()
+        swapper.wait()
+    time.sleep(0.5)
+    # Each descriptor's two lines are in one file, or (its file unlinked) in none.
+    lines_of = {}
+    for name in os.listdir(d):
+        st = os.stat(d / name)
+        assert st.st_nlink >= 1, f"{name}: a live file shown as deleted"
+        body = areev(mnt.db, "cat", f"/memories/race/{name}").stdout
+        assert (d / name).read_text() == body, name
+        for line in body.splitlines():
+            kind, _, i = line.partition(" ")
+            if kind in ("draft", "after"):
+                lines_of.setdefault(int(i), []).append((kind, name))
+    for i, where in sorted(lines_of.items()):
+        assert len(where) == 2 and where[0][1] == where[1][1], f"writes of descriptor {i}: {where}"
+        assert [kind for kind, _ in where] == ["draft", "after"], f"descriptor {i}: {where}"
+
+
 # Two appenders per mount, with lines that cross page boundaries: the kernel
 # sends such a write(2) in two WRITE requests, and a seal between them (the
 # other appender's close) once put the other mount's line inside this one.

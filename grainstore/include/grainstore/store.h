@@ -196,19 +196,24 @@ class Store {
   Result<NodeInfo> CreateNode(NodeId parent, std::string_view name, const NewNode& spec);
   // Removes a non-directory (want_dir=false) or an empty directory
   // (want_dir=true). NotFound; IsADirectory / NotADirectory on kind mismatch;
-  // NotEmpty. A removed versioned file tombstones its chain.
+  // NotEmpty. A removed versioned file tombstones its chain. `removed`, if
+  // given, receives the id of the node removed: whichever held the name when
+  // the transaction ran, which another process may have changed since the
+  // caller looked it up.
   Status RemoveNode(NodeId parent, std::string_view name, bool want_dir,
-                    Vacate vacate = Vacate::kVacate);
+                    Vacate vacate = Vacate::kVacate, NodeId* removed = nullptr);
   // rename(2) on the tree. The moved node keeps its id. Over an existing file,
   // the target's chain continues with the moved content (supersession) and the
   // moved node takes the target's chain. `target_versioning` is the versioning
   // the node has under its new name. NotFound, AlreadyExists (kNoReplace),
   // IsADirectory/NotADirectory (kind mismatch), NotEmpty, InvalidArgument
-  // (into itself, bad name). Returns the moved node. See RenameHint.
+  // (into itself, bad name). Returns the moved node: whichever held the name
+  // when the transaction ran. `replaced`, if given, receives the id of the
+  // node that lay at the new name and is gone (0: none). See RenameHint.
   Result<NodeInfo> RenameNode(NodeId parent, std::string_view name, NodeId new_parent,
                               std::string_view new_name, RenameMode mode,
                               Versioning target_versioning,
-                              RenameHint hint = RenameHint::kNone);
+                              RenameHint hint = RenameHint::kNone, NodeId* replaced = nullptr);
   // NotFound. Returns the updated node.
   Result<NodeInfo> SetAttributes(NodeId id, const AttrUpdate& update);
   // Current body of a file node. NotFound; IsADirectory. `info` and `base`,
