@@ -9,6 +9,7 @@
 #include <fuse_lowlevel.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <exception>
 #include <string>
 #include <utility>
@@ -18,6 +19,8 @@
 #include "log.h"
 
 namespace fusefs {
+
+class Filesystem;
 
 // The operation table of the mount.
 fuse_lowlevel_ops BuildOperations();
@@ -96,6 +99,10 @@ inline void LogUnreportedSeal(const char* op, const std::string& key,
   Log(LogLevel::kError, "{}: saving {} failed, the changes stay unsaved until the next save: {}",
       op, key, status.ToString());
 }
+
+// Whether a write of `size` bytes is refused because the store's filesystem
+// is full (Filesystem::space); the first refusal of a spell is logged.
+bool RefusedForSpace(Filesystem& fs, std::size_t size);
 
 }  // namespace fusefs
 

@@ -231,8 +231,17 @@ void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
       std::lock_guard<std::mutex> lock(inode->mu);
       // Growing past the store's limit is refused before anything changes
       // (TruncateLocked), where glibc's fallback of one write per block
-      // would have grown the file up to the limit before failing.
-      if (end > static_cast<off_t>(inode->FileSize())) err = TruncateLocked(fs, *inode, end, fi);
+      // would have grown the file up to the limit before failing. Within it,
+      // writes to the range must then not fail for want of room (POSIX): a
+      // full disk refuses the growth, as a local one does.
+      const std::uint64_t size = inode->FileSize();
+      if (static_cast<std::uint64_t>(end) > size) {
+        const bool within_limit =
+            static_cast<std::uint64_t>(end) <= grainstore::Limits::kMaxBodyBytes;
+        err = within_limit && RefusedForSpace(fs, static_cast<std::size_t>(end) - size)
+                  ? ENOSPC
+                  : TruncateLocked(fs, *inode, end, fi);
+      }
     }
     fuse_reply_err(req, err);
   });

@@ -119,8 +119,9 @@ int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_
   return 0;
 }
 
-// Whether a write of `size` bytes is refused because the store's filesystem
-// is full (SpaceGuard); the first refusal of a spell is logged.
+
+}  // namespace
+
 bool RefusedForSpace(Filesystem& fs, std::size_t size) {
   bool first = false;
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
@@ -135,8 +136,6 @@ bool RefusedForSpace(Filesystem& fs, std::size_t size) {
   }
   return true;
 }
-
-}  // namespace
 
 void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
               fuse_file_info* fi) {

@@ -176,6 +176,29 @@ def test_other_handle_gets_the_error_once(full_mnt, small_fs, report):
     assert [v["size"] for v in all_versions(m)] == [len(START)]
 
 
+# Issue: posix_fallocate grew the draft past the disk's free space and
+# succeeded; the close then failed with ENOSPC and the file was gone back to
+# empty, though POSIX says writes to an allocated range do not fail for room.
+def test_posix_fallocate_past_the_free_space_fails_at_once(full_mnt, small_fs):
+    m = full_mnt
+    f = m.path / "app.md"
+    f.write_bytes(START)
+    free = os.statvfs(small_fs).f_bavail * os.statvfs(small_fs).f_frsize
+    fd = os.open(f, os.O_RDWR)
+    try:
+        with pytest.raises(OSError) as e:
+            os.posix_fallocate(fd, 0, free + (1 << 20))
+        assert e.value.errno == errno.ENOSPC
+        assert os.fstat(fd).st_size == len(START)
+        os.posix_fallocate(fd, 0, 64 << 10)  # what fits is allocated
+        os.pwrite(fd, b"written", 4096)
+    finally:
+        os.close(fd)
+    expected = START + b"\0" * (4096 - len(START)) + b"written" + b"\0" * ((64 << 10) - 4103)
+    assert store_body(m) == expected
+    assert mount_body(m) == expected
+
+
 def test_failed_path_truncate_stays_failed(full_mnt, small_fs):
     m = full_mnt
     f = m.path / "app.md"
