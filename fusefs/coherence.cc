@@ -150,6 +150,15 @@ void Coherence::Apply(const grainstore::OpRecord& op) {
     recent_.Note(*key, now);
     if (!content_only) InvalidateKey(*key);
   }
+  if (op.node_id != 0 && !op.new_subject.empty()) {
+    // Moved: the kernel may reach the node by its old name, whatever key the
+    // inode holds by now (a seal or a lookup may have read the new one from
+    // the store before this, so RefreshNode would find nothing moved), and
+    // also while a seal holds the inode and its refresh waits.
+    if (auto inode = fs_->inodes().Find(op.node_id)) {
+      inode->name_stale_until_ns.store(now + kStaleNameNs, std::memory_order_release);
+    }
+  }
   if (op.node_id != 0) RefreshNode(op.node_id);
 }
 
@@ -217,6 +226,7 @@ void Coherence::RefreshNode(grainstore::NodeId id) {
   std::unique_lock<std::mutex> lock(inode->mu, std::defer_lock);
   if (!LockUnlessSaving(*inode, lock)) {
     deferred_.insert(id);
+    any_deferred_.store(true, std::memory_order_release);
     return;
   }
   auto node = fs_->store().GetNode(id);
@@ -257,6 +267,35 @@ void Coherence::RefreshDeferred() {
   std::vector<grainstore::NodeId> ids(deferred_.begin(), deferred_.end());
   deferred_.clear();
   for (grainstore::NodeId id : ids) RefreshNode(id);
+  any_deferred_.store(!deferred_.empty(), std::memory_order_release);
+}
+
+void Coherence::Settle(grainstore::NodeId id) {
+  // A few tries: each waits out the seal that held the inode, and a new
+  // seal may take it again before the refresh does.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (!any_deferred_.load(std::memory_order_acquire)) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!deferred_.contains(id)) return;
+    }
+    auto inode = fs_->inodes().Find(id);
+    if (!inode) return;
+    { std::lock_guard<std::mutex> wait(inode->mu); }  // the seal ends (not under mu_)
+    bool refreshed = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (deferred_.erase(id) == 0) return;  // the poller refreshed it meanwhile
+      RefreshNode(id);
+      refreshed = !deferred_.contains(id);
+      any_deferred_.store(!deferred_.empty(), std::memory_order_release);
+      if (refreshed && !pending_.empty()) wake_ = true;
+    }
+    if (refreshed) {
+      cv_.notify_all();  // the poller sends the kernel what the refresh found
+      return;
+    }
+  }
 }
 
 void Coherence::MoveKeysUnder(const std::string& old_key, const std::string& new_key,
@@ -274,6 +313,7 @@ void Coherence::MoveKeysUnderLocked(const std::string& old_key, const std::strin
     std::unique_lock<std::mutex> lock(inode->mu, std::defer_lock);
     if (!LockUnlessSaving(*inode, lock)) {
       deferred_.insert(inode->id);  // its refresh reads its key from the store
+      any_deferred_.store(true, std::memory_order_release);
       continue;
     }
     if (!inode->info.key.starts_with(prefix)) continue;

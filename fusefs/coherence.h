@@ -49,6 +49,12 @@ class Coherence {
   // connection has committed since the last check it takes no lock at all
   // (Store::CommitFingerprint), so parallel lookups do not queue on it.
   bool CatchUp();
+  // Makes the refresh of `id` that a catch-up left for later, because a
+  // seal held the inode (RefreshNode), once that seal ends: a request about
+  // to act on the inode sees what other processes did to it (an open of a
+  // file deleted or moved meanwhile is sent back). Takes no lock while no
+  // refresh waits; not with the inode's mutex held.
+  void Settle(grainstore::NodeId id);
   // Loads the last version of a file another process deleted, for the
   // handles open on it, or opened on it since through a descriptor that
   // outlived its name (the inode's mutex held).
@@ -133,6 +139,7 @@ class Coherence {
   std::vector<Notice> pending_;
   // Inodes whose refresh waits for their seal to end (RefreshNode).
   std::unordered_set<grainstore::NodeId> deferred_;
+  std::atomic<bool> any_deferred_{false};  // !deferred_.empty(), read without mu_
   // DropNameLater's names, each with the time (NowNs) from which it is due.
   std::vector<std::pair<std::string, std::int64_t>> drops_;
   static constexpr std::int64_t kDropNameDelayNs = 50'000'000;

@@ -188,8 +188,10 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   };
   if (!written && written.error().IsNotFound() && gone()) {
     // Deleted by another process before coherence caught up: as for an
-    // unlink through the mount, the writes stay readable, unsealed.
-    inode.unlinked = true;
+    // unlink through the mount, the writes stay readable, unsealed. The
+    // kernel still holds the name: opens by it are sent back, as when
+    // coherence finds the node gone (it then finds it unlinked already).
+    coherence_->NodeGoneLocked(inode);
     inode.dirty = false;
     return Status::Ok();
   }
@@ -354,6 +356,7 @@ bool Filesystem::SendsBackName(std::int64_t tid, fuse_ino_t parent, std::string_
 }
 
 bool Filesystem::SendsBackNode(std::int64_t tid, Inode& inode) {
+  coherence_->Settle(inode.id);  // a refresh a seal of it held up
   const std::int64_t now = NowNs();
   grainstore::NodeId parent;
   bool stale;

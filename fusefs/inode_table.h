@@ -170,7 +170,8 @@ struct Inode {
   // Until then (NowNs), opens are answered ESTALE: another process deleted
   // the file or moved it to another path, and the kernel may still reach it
   // through a name that no longer leads to it (see OpOpen, kStaleNameNs).
-  std::int64_t name_stale_until_ns = 0;
+  // Atomic: set also without the mutex, while a seal holds it (Coherence).
+  std::atomic<std::int64_t> name_stale_until_ns{0};
   int writers = 0;            // open handles with write access
   int handles = 0;            // open handles (the inode lives while > 0)
 

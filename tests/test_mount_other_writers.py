@@ -6,6 +6,7 @@ import errno
 import json
 import mmap
 import os
+import random
 import sqlite3
 import subprocess
 import threading
@@ -29,6 +30,11 @@ def agent_edit(store, path, old_str, new_str):
                                       "old_str": old_str, "new_str": new_str}))
     finally:
         store.close()
+
+
+def memtool_by(store, command):
+    """One memory-tool command through the open binding `store`."""
+    store.memory_tool(json.dumps(command))
 
 
 def append_line(path, line):
@@ -253,6 +259,46 @@ def test_a_name_another_process_gives_to_another_file_meanwhile_loses_no_write(m
     for i, where in sorted(lines_of.items()):
         assert len(where) == 2 and where[0][1] == where[1][1], f"writes of descriptor {i}: {where}"
         assert [kind for kind, _ in where] == ["draft", "after"], f"descriptor {i}: {where}"
+
+
+@pytest.mark.parametrize("change", ["delete and create", "rename"])
+def test_an_append_by_a_name_another_process_just_changed_reaches_the_file_there_now(mnt, change):
+    # Issue: while a second appender's save held the file, the mount took in
+    # another process's delete or move of it without marking its name stale
+    # (the save read the new path or found the file gone first, or the
+    # refresh waited for the save), so the next open by the old name went to
+    # the old file: the append was lost, or landed in the moved file.
+    p = mnt.path / "p.md"
+    p.write_text("start\n")
+    store = import_areev().Areev(mnt.db)
+    other = subprocess.Popen(["bash", "-c", f"while :; do echo other >> '{p}'; sleep 0.02; done"])
+    rnd = random.Random(7)
+    lost = []
+    try:
+        deadline = time.monotonic() + 25
+        for i in range(250):
+            if time.monotonic() > deadline:
+                break
+            append_line(p, b"before %d\n" % i)  # the kernel holds the name p.md
+            if change == "rename":
+                memtool_by(store, {"command": "rename", "old_path": "/memories/p.md",
+                                   "new_path": f"/memories/q{i}.md"})
+            else:
+                memtool_by(store, {"command": "delete", "path": "/memories/p.md"})
+                memtool_by(store, {"command": "create", "path": "/memories/p.md",
+                                   "file_text": f"new {i}\n"})
+            time.sleep(rnd.uniform(0, 0.03))
+            with open(p, "a") as f:
+                f.write(f"appended {i}\n")
+            now = store.read("/memories/p.md")
+            if f"appended {i}\n" not in now:
+                lost.append((i, now))
+            time.sleep(rnd.uniform(0, 0.03))
+    finally:
+        other.kill()
+        other.wait()
+        store.close()
+    assert lost == []
 
 
 # Two appenders per mount, with lines that cross page boundaries: the kernel
