@@ -3,9 +3,12 @@
 #include <time.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "coherence.h"
 #include "errno_map.h"
@@ -177,6 +180,21 @@ Status Filesystem::SealLocked(Inode& inode, std::uint64_t handle) {
   const bool own = inode.DraftIsOwnedBy(handle) && inode.writers <= 1;
   const bool amends = own && inode.provisional_by == handle &&
                       now - inode.provisional_since_ns < kCoalesceWindowNs;
+  // A save needs about its new bytes in the store's WAL. One that cannot fit
+  // fails before it writes any: SQLite keeps the WAL file at the size a
+  // failed commit grew it to, so the disk would stay full, and every later
+  // write through the mount be refused, until a remount.
+  const std::uint64_t new_bytes = inode.appended_only && inode.base.size <= inode.data.size()
+                                      ? inode.data.size() - inode.base.size
+                                      : inode.data.size();
+  const auto steady = std::chrono::steady_clock::now().time_since_epoch();
+  if (space_->Lacks(new_bytes,
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(steady).count())) {
+    return Status::NoSpace(fmt::format(
+        "database or disk is full: the store's filesystem has {} bytes free, too few to save "
+        "{} bytes of {}",
+        space_->last_free(), new_bytes, inode.info.key));
+  }
   const SavingMark saving(inode);
   auto written = store_->WriteBody(inode.info.id, inode.data, inode.info.mtime_ns,
                                    amends ? std::string_view(inode.provisional_grain)

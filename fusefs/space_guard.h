@@ -42,10 +42,17 @@ class SpaceGuard {
   // `first_refusal` is set when this refusal follows a write let through
   // (for one log line per spell of a full disk).
   bool Refuses(std::uint64_t bytes, std::int64_t now_ns, bool* first_refusal);
+  // Whether a save of about `bytes` new bytes does not fit (a margin of
+  // kMarginBytes kept), at monotonic time `now_ns`. Logs nothing.
+  bool Lacks(std::uint64_t bytes, std::int64_t now_ns);
   // The free bytes last seen.
   std::uint64_t last_free() const;
 
  private:
+  // Whether fewer than `needed` bytes are free, asked again unless a
+  // recent answer had plenty to spare (mu_ held).
+  bool BelowLocked(std::uint64_t needed, std::int64_t now_ns);
+
   FreeBytesFn free_bytes_;
   mutable std::mutex mu_;
   bool checked_ = false;

@@ -52,10 +52,23 @@ TEST_F(SpaceGuardTest, AWriteNeedsTwiceItsSizeAndTheMargin) {
   EXPECT_FALSE(guard_.Refuses(0, 2, &first_));
 }
 
+TEST_F(SpaceGuardTest, ASaveNeedsItsSizeAndTheMarginAndLogsNoRefusal) {
+  free_ = SpaceGuard::kMarginBytes + 2 * kMiB;
+  EXPECT_FALSE(guard_.Lacks(2 * kMiB, 0));
+  EXPECT_TRUE(guard_.Lacks(2 * kMiB + 1, 1));
+  // A save found lacking starts no spell of refused writes.
+  EXPECT_FALSE(guard_.Refuses(kMiB, 2, &first_));
+  EXPECT_FALSE(first_);
+  free_ = 0;
+  EXPECT_TRUE(guard_.Refuses(1, 3, &first_));
+  EXPECT_TRUE(first_);
+}
+
 TEST_F(SpaceGuardTest, UnknownFreeSpaceLetsWritesThrough) {
   free_ = std::nullopt;
   EXPECT_FALSE(guard_.Refuses(4096, 0, &first_));
   EXPECT_FALSE(guard_.Refuses(4096, 1, &first_));
+  EXPECT_FALSE(guard_.Lacks(4096, 2));
 }
 
 TEST(SpaceGuardFsTest, ReadsTheFilesystemOfAPath) {

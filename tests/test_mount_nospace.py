@@ -199,6 +199,28 @@ def test_posix_fallocate_past_the_free_space_fails_at_once(full_mnt, small_fs):
     assert mount_body(m) == expected
 
 
+# Issue: a save too large for the disk failed as it should, but the frames
+# it wrote kept the store's WAL at that size, so the disk stayed full and the
+# mount refused every later write, however small, until it was remounted.
+def test_a_save_too_large_for_the_disk_gives_its_room_back(full_mnt, small_fs):
+    m = full_mnt
+    free = os.statvfs(small_fs).f_bavail * os.statvfs(small_fs).f_frsize
+    chunk = os.urandom(64 << 10)
+    fd = os.open(m.path / "big.bin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        for _ in range(free // len(chunk) + 16):  # the draft is the daemon's, not the disk's
+            os.write(fd, chunk)
+    finally:
+        with pytest.raises(OSError) as e:
+            os.close(fd)
+    assert e.value.errno == errno.ENOSPC
+    wal = small_fs / "agent.db-wal"
+    assert not wal.exists() or wal.stat().st_size < free // 2
+    (m.path / "note.md").write_text("small\n")
+    assert areev(m.db, "cat", "/memories/note.md").stdout == "small\n"
+    assert os.stat(m.path / "big.bin").st_size == 0
+
+
 def test_failed_path_truncate_stays_failed(full_mnt, small_fs):
     m = full_mnt
     f = m.path / "app.md"
