@@ -10,11 +10,13 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <utility>
 
 #include "errno_map.h"
+#include "grainstore/options.h"
 #include "grainstore/status.h"
 #include "log.h"
 
@@ -99,6 +101,11 @@ inline void LogUnreportedSeal(const char* op, const std::string& key,
   Log(LogLevel::kError, "{}: saving {} failed, the changes stay unsaved until the next save: {}",
       op, key, status.ToString());
 }
+
+// Whether a file of `size` bytes would pass the store's limit on a body:
+// writes, truncates and fallocate refuse to grow a file past it (EFBIG)
+// before anything changes, where the seal would fail only later.
+inline bool PastFileLimit(std::uint64_t size) { return size > grainstore::Limits::kMaxBodyBytes; }
 
 // Whether a write of `size` bytes is refused because the store's filesystem
 // is full (Filesystem::space); the first refusal of a spell is logged.

@@ -41,9 +41,7 @@ int TruncateLocked(Filesystem& fs, Inode& inode, off_t size, const fuse_file_inf
     if (int failed = inode.FailedErrno(fi->fh)) return failed;  // see Inode::failed_handles
   }
   if (inode.info.kind != NodeKind::kFile) return EINVAL;
-  // The store's limit, as a write past it gets: a larger size accepted here
-  // would fail only at the seal, after the caller had moved on.
-  if (static_cast<std::uint64_t>(size) > grainstore::Limits::kMaxBodyBytes) return EFBIG;
+  if (PastFileLimit(static_cast<std::uint64_t>(size))) return EFBIG;
   if (size == 0) {
     inode.data.clear();
     inode.loaded = true;
@@ -236,8 +234,7 @@ void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
       // full disk refuses the growth, as a local one does.
       const std::uint64_t size = inode->FileSize();
       if (static_cast<std::uint64_t>(end) > size) {
-        const bool within_limit =
-            static_cast<std::uint64_t>(end) <= grainstore::Limits::kMaxBodyBytes;
+        const bool within_limit = !PastFileLimit(static_cast<std::uint64_t>(end));
         err = within_limit && RefusedForSpace(fs, static_cast<std::size_t>(end) - size)
                   ? ENOSPC
                   : TruncateLocked(fs, *inode, end, fi);

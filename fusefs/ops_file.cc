@@ -105,7 +105,7 @@ int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_
   std::size_t at = static_cast<std::size_t>(off);
   const bool append = (fi->flags & O_APPEND) && !fs.writeback();
   if (append) at = inode.data.size();
-  if (at + size > grainstore::Limits::kMaxBodyBytes) return EFBIG;
+  if (PastFileLimit(at + size)) return EFBIG;
   if (at + size > inode.data.size()) inode.data.resize(at + size);
   std::memcpy(inode.data.data() + at, buf, size);
   inode.dirty = true;
