@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +99,21 @@ class StdinLines {
   }
   bool failed() const { return failed_; }
 
+  // Reads and drops the rest of the current line (after a line that could
+  // not be held): the next line then starts after its newline.
+  void DropRestOfLine() {
+    for (;;) {
+      if (pos_ == end_ && !Fill()) return;
+      const char* start = buf_ + pos_;
+      const char* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+      if (newline != nullptr) {
+        pos_ += newline - start + 1;
+        return;
+      }
+      pos_ = end_;
+    }
+  }
+
  private:
   bool Fill() {
     if (eof_) return false;  // a terminal would wait for more
@@ -167,31 +183,85 @@ std::optional<memtool::ToolResult> Answer(LazyTool& lazy, const std::string& com
   return tool->Execute(command);
 }
 
+// The result line of a command this process had no memory to hold or answer
+// (a large body under a tight `ulimit -v`), as the tool answers one it runs
+// out of memory in.
+constexpr char kOutOfMemoryLine[] =
+    R"({"content": "Error: Out of memory", "is_error": true})"
+    "\n";
+
+// One batch line read, answered and printed. kExitOk to go on; otherwise the
+// exit code to end the batch with.
+int BatchLine(LazyTool& lazy, const std::string& line) {
+  int code = kExitOk;
+  const std::optional<memtool::ToolResult> answered = Answer(lazy, line, &code);
+  if (!answered) return code;
+  const memtool::ToolResult& result = *answered;
+  LogDetail(result);
+  std::string out = memtool::ToJsonLine(result);
+  if (out.empty() || out.back() != '\n') out.push_back('\n');
+  return Emit(out) == kExitOk ? kExitOk : kExitFailed;
+}
+
 int RunBatch(LazyTool& lazy) {
   auto lines = std::make_unique<StdinLines>();
   std::string line;
   for (;;) {
     errno = 0;  // what a failed read leaves is its reason
-    if (!lines->Next(&line)) break;
-    // A line kept cut at one byte past the limit stays over it.
-    if (!line.empty() && line.back() == '\r' && line.size() <= memtool::kMaxInputBytes) {
-      line.pop_back();
-    }
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    bool read_whole = false;
     int code = kExitOk;
-    const std::optional<memtool::ToolResult> answered = Answer(lazy, line, &code);
-    if (!answered) return code;
-    const memtool::ToolResult& result = *answered;
-    LogDetail(result);
-    std::string out = memtool::ToJsonLine(result);
-    if (out.empty() || out.back() != '\n') out.push_back('\n');
-    if (Emit(out) != kExitOk) return kExitFailed;
+    try {
+      if (!lines->Next(&line)) break;
+      read_whole = true;
+      // A line kept cut at one byte past the limit stays over it.
+      if (!line.empty() && line.back() == '\r' && line.size() <= memtool::kMaxInputBytes) {
+        line.pop_back();
+      }
+      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      code = BatchLine(lazy, line);
+    } catch (const std::bad_alloc&) {
+      // The line, or its answer, did not fit in memory: it fails alone, and
+      // the batch goes on with the next line.
+      std::string().swap(line);
+      if (!read_whole) lines->DropRestOfLine();
+      (void)Fail(kExitFailed, "memtool: out of memory while reading or answering a command");
+      code = Emit(kOutOfMemoryLine) == kExitOk ? kExitOk : kExitFailed;
+    }
+    if (code != kExitOk) return code;
   }
   if (lines->failed()) {
     return Fail(kExitFailed,
                 fmt::format("reading stdin failed: {}", std::strerror(errno ? errno : EIO)));
   }
   return kExitOk;
+}
+
+// One command (given, or read from stdin with "-"), answered on stdout.
+int RunOne(const GlobalOptions& global, const std::string& given) {
+  std::string command;
+  try {
+    command = given;
+    if (command == "-") {
+      command.clear();
+      if (!ReadStdinCommand(&command)) {
+        return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
+      }
+    }
+    int code = kExitOk;
+    LazyTool lazy(global);
+    const std::optional<memtool::ToolResult> answered = Answer(lazy, command, &code);
+    if (!answered) return code;
+    const memtool::ToolResult& result = *answered;
+    LogDetail(result);
+    if (Emit(result.content) != kExitOk) return kExitFailed;
+    return result.is_error ? kExitFailed : kExitOk;
+  } catch (const std::bad_alloc&) {
+    // As the tool answers a command it runs out of memory in.
+    std::string().swap(command);
+    (void)Fail(kExitFailed, "memtool: out of memory while reading or answering the command");
+    (void)Emit("Error: Out of memory");
+    return kExitFailed;
+  }
 }
 
 int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
@@ -203,35 +273,21 @@ int RunMemtool(const GlobalOptions& global, const MemtoolArgs& args) {
   }
   int code = kExitOk;
   if (!CheckStoreOptions(global, &code)) return code;
-  std::string command = args.json;
-  if (!args.batch && command == "-") {
-    command.clear();
-    if (!ReadStdinCommand(&command)) {
-      return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
-    }
-  }
+  if (!args.batch) return RunOne(global, args.json);
   // A closed stdin must be found before the store is opened: SQLite puts
   // /dev/null on descriptors 0-2 that are free, which would read as empty.
-  if (args.batch && fcntl(STDIN_FILENO, F_GETFD) == -1) {
+  if (fcntl(STDIN_FILENO, F_GETFD) == -1) {
     return Fail(kExitFailed, fmt::format("reading stdin failed: {}", std::strerror(errno)));
   }
   LazyTool lazy(global);
-  if (args.batch) {
-    // A store that exists is opened before any command runs, so that a
-    // failure to open it (or its namespace) comes before any result line; a
-    // missing one is created by the first command that needs it.
-    std::error_code ec;
-    if ((std::filesystem::exists(global.db, ec) || ec) && lazy.Get(&code) == nullptr) {
-      return code;
-    }
-    return RunBatch(lazy);
+  // A store that exists is opened before any command runs, so that a failure
+  // to open it (or its namespace) comes before any result line; a missing one
+  // is created by the first command that needs it.
+  std::error_code ec;
+  if ((std::filesystem::exists(global.db, ec) || ec) && lazy.Get(&code) == nullptr) {
+    return code;
   }
-  const std::optional<memtool::ToolResult> answered = Answer(lazy, command, &code);
-  if (!answered) return code;
-  const memtool::ToolResult& result = *answered;
-  LogDetail(result);
-  if (Emit(result.content) != kExitOk) return kExitFailed;
-  return result.is_error ? kExitFailed : kExitOk;
+  return RunBatch(lazy);
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 // areev: the command line of the areev memory store. Parses arguments with
 // CLI11, runs one subcommand, and exits with the codes of docs/cli.md.
 #include <malloc.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <set>
 #include <string>
 #include <string_view>
@@ -304,6 +306,9 @@ int ParseFailure(const CLI::App& app, const std::vector<cli::Command>& commands,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past `ulimit -f` fails with EFBIG and is reported as the failure
+  // of that command ("File too large"), instead of killing the process.
+  signal(SIGXFSZ, SIG_IGN);
   cli::GlobalOptions global;
   CLI::App app{"areev: a versioned memory store for Anthropic's memory tool",
                "areev"};
@@ -374,7 +379,15 @@ int main(int argc, char** argv) {
         !extras.empty()) {
       return cli::Fail(cli::kExitUsage, NotTakenMessage(*command.app, extras));
     }
-    return command.run();
+    try {
+      return command.run();
+    } catch (const std::bad_alloc&) {
+      // Under a tight `ulimit -v` (a large body, a long history): one line
+      // and an exit code, not an abort. A write either committed before or
+      // did not happen (SQLite's transactions).
+      return cli::Fail(cli::kExitFailed,
+                       fmt::format("{}: out of memory", command.app->get_name()));
+    }
   }
   return cli::Fail(cli::kExitUsage, "no subcommand given");
 }

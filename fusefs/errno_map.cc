@@ -15,7 +15,11 @@ int StatusToErrno(const grainstore::Status& status) {
     case StatusCode::kConflict: return EBUSY;
     case StatusCode::kBusy: return EBUSY;
     case StatusCode::kNoSpace: return ENOSPC;
-    case StatusCode::kIOError: return EIO;
+    case StatusCode::kIOError:
+      // A write past the process's file-size limit or the user's disk quota
+      // says so, as on a local disk; any other I/O failure is EIO.
+      return status.sys_errno() == EFBIG || status.sys_errno() == EDQUOT ? status.sys_errno()
+                                                                        : EIO;
     case StatusCode::kCorruption: return EIO;
     case StatusCode::kNotSupported: return ENOTSUP;
     case StatusCode::kNotADirectory: return ENOTDIR;

@@ -37,6 +37,12 @@ TEST(StatusToErrnoTest, Table) {
   }
 }
 
+TEST(StatusToErrnoTest, AnIOErrorPastAFileLimitOrQuotaSaysSo) {
+  EXPECT_EQ(StatusToErrno(Status::IOError("x").WithErrno(EFBIG)), EFBIG);
+  EXPECT_EQ(StatusToErrno(Status::IOError("x").WithErrno(EDQUOT)), EDQUOT);
+  EXPECT_EQ(StatusToErrno(Status::IOError("x").WithErrno(EBADF)), EIO);
+}
+
 TEST(NameStatusToErrnoTest, TooLongIsNameTooLong) {
   EXPECT_EQ(NameStatusToErrno(Status::Ok()), 0);
   EXPECT_EQ(NameStatusToErrno(Status::NameTooLong("long")), ENAMETOOLONG);

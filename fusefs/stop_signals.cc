@@ -17,7 +17,14 @@ namespace fusefs {
 namespace {
 
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr int kHandled = 4;  // the stop signals, then SIGPIPE
+// Ignored: a reader gone from a pipe (as libfuse does), and a write past the
+// process's file-size limit (ulimit -f), which then fails with EFBIG and
+// fails one save instead of ending the mount with every unsaved draft.
+constexpr int kIgnoredSignals[] = {SIGPIPE, SIGXFSZ};
+constexpr int kStops = 3;
+constexpr int kHandled = kStops + 2;
+
+int HandledSignal(int i) { return i < kStops ? kStopSignals[i] : kIgnoredSignals[i - kStops]; }
 // Written by Finish; no signal has the number 0.
 constexpr unsigned char kFinishByte = 0;
 // How often the loop's thread is woken again until its loop returns: a wake
@@ -75,8 +82,8 @@ std::unique_ptr<StopSignals> StopSignals::Install(fuse_session* se, std::string*
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   for (int i = 0; i < kHandled; ++i) {
-    const int sig = i < 3 ? kStopSignals[i] : SIGPIPE;
-    if (sigaction(sig, i < 3 ? &on_stop : &ignore, &stop->old_[i]) != 0) {
+    const int sig = HandledSignal(i);
+    if (sigaction(sig, i < kStops ? &on_stop : &ignore, &stop->old_[i]) != 0) {
       *error = fmt::format("cannot handle signal {}: {}", sig, std::strerror(errno));
       return nullptr;  // the destructor puts back those already set
     }
@@ -91,7 +98,7 @@ StopSignals::StopSignals(fuse_session* se, int read_fd, int write_fd)
 StopSignals::~StopSignals() {
   Finish();
   for (int i = 0; i < installed_; ++i) {
-    sigaction(i < 3 ? kStopSignals[i] : SIGPIPE, &old_[i], nullptr);
+    sigaction(HandledSignal(i), &old_[i], nullptr);
   }
   g_write_fd = -1;
   close(read_fd_);

@@ -24,8 +24,8 @@ namespace fusefs {
 
 class StopSignals {
  public:
-  // Installs the handlers of the three stop signals, and ignores SIGPIPE as
-  // libfuse does. Null, with the reason in `*error`, if that fails. One
+  // Installs the handlers of the three stop signals, and ignores SIGPIPE (as
+  // libfuse does) and SIGXFSZ (a save past `ulimit -f` fails with EFBIG). Null, with the reason in `*error`, if that fails. One
   // instance at a time.
   static std::unique_ptr<StopSignals> Install(fuse_session* se, std::string* error);
 
@@ -54,7 +54,7 @@ class StopSignals {
   fuse_session* const se_;
   const int read_fd_;
   const int write_fd_;
-  struct sigaction old_[4] = {};  // SIGINT, SIGTERM, SIGHUP, SIGPIPE
+  struct sigaction old_[5] = {};  // SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ
   int installed_ = 0;              // how many of old_ to put back
   pthread_t loop_thread_{};
   std::function<void()> before_exit_;

@@ -95,15 +95,18 @@ TEST(StopSignalsHandlersTest, TheHandlersFoundAreRestored) {
   ASSERT_NE(session.get(), nullptr);
   const auto term = HandlerOf(SIGTERM);
   const auto pipe = HandlerOf(SIGPIPE);
+  const auto fsize = HandlerOf(SIGXFSZ);
   {
     std::string error;
     std::unique_ptr<StopSignals> stop = StopSignals::Install(session.get(), &error);
     ASSERT_TRUE(stop) << error;
     EXPECT_NE(HandlerOf(SIGTERM), term);
     EXPECT_EQ(HandlerOf(SIGPIPE), SIG_IGN);
+    EXPECT_EQ(HandlerOf(SIGXFSZ), SIG_IGN);
   }
   EXPECT_EQ(HandlerOf(SIGTERM), term);
   EXPECT_EQ(HandlerOf(SIGPIPE), pipe);
+  EXPECT_EQ(HandlerOf(SIGXFSZ), fsize);
 }
 
 }  // namespace

@@ -42,15 +42,39 @@ Status SnapshotTorn() {
       "try again");
 }
 
-// `status` with the errno of the system call behind SQLite's result `rc`,
-// for the results SQLite records one with (sqlite3_system_errno is set for
-// IOERR and CANTOPEN only, and never cleared: with FULL or READONLY it would
-// be an earlier failure's, so those keep the errno their code stands for).
-Status WithSystemErrno(sqlite3* db, int rc, Status status) {
+// The errno of the system call behind SQLite's result `rc`, or 0: for the
+// results SQLite records one with (sqlite3_system_errno is set for IOERR and
+// CANTOPEN only, and never cleared: with FULL or READONLY it would be an
+// earlier failure's, so those keep the errno their code stands for). SQLite
+// takes it from `errno` after the failure, by when its clean-up may have
+// left 0 there; the WAL file's and then the database file's own last error
+// (SQLITE_FCNTL_LAST_ERRNO) name the write that failed.
+int SystemErrno(sqlite3* db, int rc) {
   const int code = rc & 0xff;
-  const bool from_system = code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
-  if (!from_system || db == nullptr || sqlite3_system_errno(db) == 0) return status;
-  return std::move(status).WithErrno(sqlite3_system_errno(db));
+  if (db == nullptr || (code != SQLITE_IOERR && code != SQLITE_CANTOPEN)) return 0;
+  if (const int err = sqlite3_system_errno(db); err != 0 || code != SQLITE_IOERR) return err;
+  int err = 0;
+  sqlite3_file* wal = nullptr;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK &&
+      wal != nullptr && wal->pMethods != nullptr) {
+    (void)wal->pMethods->xFileControl(wal, SQLITE_FCNTL_LAST_ERRNO, &err);
+  }
+  if (err == 0) (void)sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &err);
+  return err;
+}
+
+// `status` with SystemErrno's errno, when there is one.
+Status WithSystemErrno(sqlite3* db, int rc, Status status) {
+  const int err = SystemErrno(db, rc);
+  return err == 0 ? status : std::move(status).WithErrno(err);
+}
+
+// " (File too large)": the words of the system call's failure behind an I/O
+// error, which SQLite's message ("disk I/O error") leaves out; "" for
+// other results.
+std::string SystemReason(sqlite3* db, int rc) {
+  const int err = (rc & 0xff) == SQLITE_IOERR ? SystemErrno(db, rc) : 0;
+  return err != 0 ? fmt::format(" ({})", std::strerror(err)) : std::string();
 }
 
 // Transaction control, run through the statement cache (keyed by address).
@@ -167,7 +191,8 @@ StepResult Statement::Step() {
       status_ = Status::TooLarge(msg);
       break;
     default:
-      status_ = Status::IOError(fmt::format("sqlite error {}: {}", ext, msg));
+      status_ =
+          Status::IOError(fmt::format("sqlite error {}: {}{}", ext, msg, SystemReason(db_, ext)));
   }
   status_ = WithSystemErrno(db_, ext, std::move(status_));
   return StepResult::kError;

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import pathlib
+import resource
 import shutil
 import signal
 import subprocess
@@ -109,8 +110,9 @@ def fusermount_unmount(path, lazy_fallback=True):
 class Mount:
     """One `areev mount ... -f` daemon."""
 
-    def __init__(self, db, mountpoint, ns="default", extra=(), log_path=None):
+    def __init__(self, db, mountpoint, ns="default", extra=(), log_path=None, rlimits=None):
         self.db = str(db)
+        self.rlimits = dict(rlimits or {})  # resource.RLIMIT_* -> limit, for the daemon
         self.path = pathlib.Path(mountpoint)
         self.ns = ns
         self.extra = list(extra)
@@ -129,7 +131,14 @@ class Mount:
         if os.environ.get("AREEV_VALGRIND"):
             cmd = ["valgrind", "--error-exitcode=99", "-q"] + cmd
         self._log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        limits = self.rlimits
+
+        def set_limits():
+            for which, value in limits.items():
+                resource.setrlimit(which, (value, value))
+
+        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env,
+                                     preexec_fn=set_limits if limits else None)
         deadline = time.monotonic() + MOUNT_TIMEOUT_S
         while not os.path.ismount(self.path):
             if self.proc.poll() is not None:
@@ -223,11 +232,11 @@ def wait_for(predicate, timeout=2.0, interval=0.02):
 
 
 @contextlib.contextmanager
-def checked_mount(db, mountpoint, extra=(), allowed_errors=()):
+def checked_mount(db, mountpoint, extra=(), allowed_errors=(), rlimits=None):
     """A Mount for the block; after it, asserts a clean unmount with exit code
     0 and a daemon log with no error but lines naming one of `allowed_errors`.
     If the block raised, the daemon is killed instead."""
-    m = Mount(db, mountpoint, extra=extra).start()
+    m = Mount(db, mountpoint, extra=extra, rlimits=rlimits).start()
     ok = False
     try:
         yield m

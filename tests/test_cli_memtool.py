@@ -250,3 +250,35 @@ def test_a_command_over_the_input_limit_is_refused_in_bounded_memory(areev_bin, 
             assert [line["content"] for line in lines] == [
                 too_large, "Here're the files and directories up to 2 levels deep in "
                 "/memories, excluding hidden items and node_modules:\n4K\t/memories"]
+
+
+# Issue: under a memory limit, a command too large to hold (or answer) threw
+# std::bad_alloc outside the tool's own handling and aborted the process: the
+# batch's later commands never ran, and a single command dumped core instead
+# of answering.
+def test_a_command_without_memory_to_run_fails_alone(areev_bin, db):
+    if os.environ.get("AREEV_PRESET") == "asan":
+        pytest.skip("ASan reserves more address space than the limit under test")
+
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (50 << 20, 50 << 20))
+
+    def create(path, text):
+        return json.dumps({"command": "create", "path": path, "file_text": text})
+
+    big = create("/memories/big.md", "x" * 20_000_000)
+    batch = "\n".join([create("/memories/pre.md", "pre\n"), big,
+                       create("/memories/post.md", "post\n")]) + "\n"
+    proc = subprocess.run([areev_bin, "memtool", "--batch", "--db", db], input=batch.encode(),
+                          capture_output=True, preexec_fn=limit_memory, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["is_error"] for r in results] == [False, True, False], results
+    assert results[1]["content"] == "Error: Out of memory"
+    assert b"out of memory" in proc.stderr
+    proc = subprocess.run([areev_bin, "memtool", "-", "--db", db], input=big.encode(),
+                          capture_output=True, preexec_fn=limit_memory, timeout=120)
+    assert (proc.returncode, proc.stdout) == (1, b"Error: Out of memory"), proc.stderr[-2000:]
+    listing = subprocess.run([areev_bin, "memtool", '{"command":"view","path":"/memories"}',
+                              "--db", db], capture_output=True, text=True, check=True).stdout
+    assert "pre.md" in listing and "post.md" in listing and "big.md" not in listing

@@ -8,6 +8,7 @@ import base64
 import errno
 import json
 import os
+import resource
 import subprocess
 import time
 
@@ -286,3 +287,24 @@ def test_a_release_save_that_failed_is_kept_after_the_kernel_forgets_the_file(
     assert mount_body(m) == b""  # still the truncated draft, and this release seals it
     time.sleep(0.3)
     assert store_body(m) == b""
+
+
+# Issue: a daemon started under `ulimit -f` was killed by SIGXFSZ at the first
+# save whose WAL frames passed the limit: the mount went, with every other
+# open file's unsaved writes. The save must fail alone, with EFBIG, as a
+# write past the limit does on a local disk once the signal is ignored.
+def test_a_save_past_the_daemons_file_size_limit_fails_alone(tmp_path):
+    limits = {resource.RLIMIT_FSIZE: 2 << 20}
+    with checked_mount(tmp_path / "agent.db", tmp_path / "mnt", rlimits=limits,
+                       allowed_errors=("File too large",)) as m:
+        small = m.path / "small.txt"
+        small.write_bytes(b"small\n")
+        with pytest.raises(OSError) as e:
+            with open(m.path / "big.bin", "wb") as f:
+                f.write(os.urandom(3 << 20))
+        assert e.value.errno == errno.EFBIG
+        assert m.proc.poll() is None, m.log()
+        assert "File too large" in m.log()
+        (m.path / "after.txt").write_bytes(b"after\n")  # the mount goes on saving
+        assert small.read_bytes() == b"small\n"
+        assert areev(m.db, "cat", "/memories/after.txt").stdout == "after\n"
