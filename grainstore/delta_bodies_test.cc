@@ -558,6 +558,41 @@ TEST_F(DeltaBodiesTest, PurgeLeavesNoVersionOfItsOwnBehindASharedSplice) {
   ExpectGoneFromTheFiles({"hunter2"});
 }
 
+// Issue: purging a deleted copy of one of another file's versions rewrote
+// that version, stored as a delta on the other file's own versions, as its
+// whole body: each such purge added a whole copy of the file to the store.
+TEST_F(DeltaBodiesTest, PurgingACopyOfAVersionLeavesTheFilesDeltasAsTheyWere) {
+  std::vector<std::string> versions = Grow(base_, 3);
+  std::string text = versions.back();
+  text.insert(1000, "an edit in the middle\n");  // a splice
+  versions.push_back(text);
+  ASSERT_TRUE(store_->PutFile(ns_, kKey, text).has_value());
+  const std::int64_t deltas = RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL");
+  const std::int64_t bytes = RawInt("SELECT sum(length(bytes)) FROM bodies");
+  ASSERT_EQ(deltas, 4);
+  for (std::size_t v = 1; v < versions.size(); ++v) {
+    ASSERT_TRUE(store_->PutFile(ns_, "/memories/copy.md", versions[v]).has_value());
+    ASSERT_TRUE(store_->DeleteKey(ns_, "/memories/copy.md").ok());
+    ASSERT_TRUE(store_->Purge(ns_, "/memories/copy.md").ok());
+  }
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), deltas);
+  EXPECT_EQ(RawInt("SELECT sum(length(bytes)) FROM bodies"), bytes);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+  ExpectVersions(*store_, versions);
+}
+
+// The other way round: the purged file's appended version, which a copy
+// shares, is stored whole, and the purged versions it was built on go.
+TEST_F(DeltaBodiesTest, PurgeStoresWholeASharedAppendOverItsPurgedVersions) {
+  std::vector<std::string> versions = Grow("SECRET-BASE-" + base_, 3);
+  ASSERT_TRUE(store_->PutFile(ns_, "/memories/copy.md", versions.back()).has_value());
+  PurgeTheFile();
+  EXPECT_EQ(Read("/memories/copy.md"), versions.back());
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies"), 1);
+  EXPECT_EQ(RawInt("SELECT count(*) FROM bodies WHERE base_id IS NOT NULL"), 0);
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
 // A stored base_id with no positive counterpart (damage) is Corruption.
 TEST_F(DeltaBodiesTest, ABaseIdOfTheSmallestIntegerIsCorruption) {
   std::string text(4000, 'd');

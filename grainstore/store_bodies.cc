@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -258,6 +259,56 @@ Status StoreImpl::StoreWhole(std::int64_t body_id) {
   st->BindInt64(2, body_id);
   GRAINSTORE_RETURN_IF_ERROR(st->Run());
   return AdjustRefs(base, -1);
+}
+
+Status StoreImpl::StoreWholeOverPurged(const std::vector<std::int64_t>& bodies) {
+  static constexpr char kRow[] = "SELECT refs, base_id FROM bodies WHERE id = ?";
+  struct Row {
+    std::int64_t refs = 0;
+    std::int64_t base = 0;            // 0: stored whole
+    std::int64_t held_by_deltas = 0;  // references from other rows of `bodies`
+  };
+  std::unordered_map<std::int64_t, Row> rows;  // the rows of `bodies` that remain
+  std::vector<std::int64_t> order;
+  for (std::int64_t b : bodies) {
+    if (b == 0 || rows.contains(b)) continue;
+    auto st = db.Prepare(kRow);
+    if (!st) return st.error();
+    st->BindInt64(1, b);
+    const StepResult r = st->Step();
+    if (r == StepResult::kError) return st->status();
+    if (r == StepResult::kDone) continue;  // gone with the purge
+    rows.emplace(b, Row{.refs = st->ColumnInt64(0),
+                        .base = st->ColumnIsNull(1) ? 0 : BaseRow(st->ColumnInt64(1))});
+    order.push_back(b);
+  }
+  for (const auto& [id, row] : rows) {
+    if (auto base = rows.find(row.base); row.base != 0 && base != rows.end()) {
+      ++base->second.held_by_deltas;
+    }
+  }
+  // A purged version's content that no version or fact holds any more, kept
+  // only as the base of these rows.
+  auto purged_content = [](const Row& row) { return row.refs <= row.held_by_deltas; };
+  for (std::int64_t b : order) {  // oldest version first: bases before their deltas
+    Row& row = rows.at(b);
+    if (row.base == 0 || purged_content(row)) continue;
+    bool over_purged = false;
+    std::size_t depth = 0;
+    for (std::int64_t x = row.base; x != 0 && depth < kMaxAssembledRows; ++depth) {
+      auto it = rows.find(x);
+      if (it == rows.end()) break;  // a row the purged file never held
+      if (purged_content(it->second)) {
+        over_purged = true;
+        break;
+      }
+      x = it->second.base;
+    }
+    if (!over_purged) continue;
+    GRAINSTORE_RETURN_IF_ERROR(StoreWhole(b));
+    row.base = 0;
+  }
+  return Status::Ok();
 }
 
 Result<std::size_t> StoreImpl::BodyDepth(std::int64_t body_id) {

@@ -465,10 +465,10 @@ Status Store::Purge(NsId ns, std::string_view key) {
       GRAINSTORE_RETURN_IF_ERROR(erase->Run());
       for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(s.AdjustRefs(b, -1));
       // A body the file shared with another (the same content, stored once)
-      // stays; if it is a delta, it is stored whole now, so the purged
-      // versions it was built on go too (a splice's base holds the bytes
-      // its edit removed).
-      for (std::int64_t b : bodies) GRAINSTORE_RETURN_IF_ERROR(s.StoreWhole(b));
+      // stays; if it is a delta built on the purged versions, it is stored
+      // whole now, so they go too (a splice's base holds the bytes its edit
+      // removed). One built on the other file's own versions stays a delta.
+      GRAINSTORE_RETURN_IF_ERROR(s.StoreWholeOverPurged(bodies));
       GRAINSTORE_RETURN_IF_ERROR(
           s.SetChainState(static_cast<ChainId>(chain), ChainState::kPurged, now, 0));
       GRAINSTORE_RETURN_IF_ERROR(

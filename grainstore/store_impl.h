@@ -270,6 +270,12 @@ class StoreImpl final : public ForkParticipant {
   // file that stays, whose bases (the purged file's other versions, which a
   // splice keeps whole) must go with the purge. Nothing when the row is gone.
   Status StoreWhole(std::int64_t body_id);
+  // After a purge dropped the references of one chain's versions to
+  // `bodies` (oldest first): StoreWhole on each of them that stays (another
+  // file or fact has the same content) and is built on a row no version or
+  // fact holds any more, only these rows (a purged version's content). A
+  // delta whose bases stay held (its own file's versions) stays a delta.
+  Status StoreWholeOverPurged(const std::vector<std::int64_t>& bodies);
   // How many rows below `body_id` a read of it assembles (0: stored whole).
   Result<std::size_t> BodyDepth(std::int64_t body_id);
   // Remembers the body just interned for `before`'s file, as the base for a
