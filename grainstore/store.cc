@@ -359,26 +359,30 @@ bool HoldsNoTables(const std::string& path) {
   return page_size >= 512 && size <= page_size;
 }
 
-// A new store that could not be written for want of room: its files are
-// removed (bad input leaves nothing behind) and the failure said as
-// docs/cli.md says it, unless the file came to hold a store after all (made
-// by another process meanwhile). `impl` is closed first.
+// A new store that could not be made (no room, no inode for its -wal, out of
+// descriptors): the files this open created are removed (a failed command
+// leaves nothing behind), unless the file came to hold a store after all
+// (made by another process meanwhile). Want of room is said as docs/cli.md
+// says it. `impl` is closed first.
 Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
                        const AbsentFiles& absent, Status status) {
-  // SQLite says FULL when a page does not fit, an I/O error (errno ENOSPC)
-  // when the -shm cannot grow.
-  const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC;
-  if (!no_room || !absent.store_file) return status;
+  if (!absent.store_file) return status;
   auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
   impl.reset();
-  // A connection that could not grow its -shm cannot read either: the file
-  // is then judged by its size.
+  // A connection that could not grow its -shm, or was never opened, cannot
+  // read: the file is then judged by its size.
   const bool not_a_store = holds.has_value() ? !*holds : HoldsNoTables(path);
   if (!not_a_store) return status;
   std::error_code ec;
   for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
+  // SQLite says FULL when a page does not fit, an I/O error (errno ENOSPC)
+  // when the -shm cannot grow; a file that took the last inode leaves its
+  // -wal none, and SQLite's errno is then an earlier call's.
+  const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC ||
+                       FilesystemFull(dir);
+  if (!no_room) return status;
   return Status::IOError(fmt::format("cannot create a file in {}: its filesystem is full ({})",
                                      dir.string(), std::strerror(ENOSPC)))
       .WithErrno(ENOSPC);
@@ -426,8 +430,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   // appear): it is opened again, as the reopen hook set below does later.
   constexpr int kSnapshotTries = 3;
   for (int attempt = 1;; ++attempt) {
-    GRAINSTORE_RETURN_IF_ERROR(
-        ExplainOpenError(path, OpenStoreFile(&impl->db, path, options.create_if_missing)));
+    if (Status opened =
+            ExplainOpenError(path, OpenStoreFile(&impl->db, path, options.create_if_missing));
+        !opened.ok()) {
+      return AbandonNewStore(std::move(impl), path, absent, std::move(opened));
+    }
     // A caller that may not create a store reads: SQLite would take an empty
     // file for a new database, and configuring the connection would write a
     // store into it, as migrating would into a SQLite database without one.

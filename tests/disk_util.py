@@ -1,5 +1,5 @@
 """Small filesystems for tests of a full disk: a tmpfs of a given size or
-inode count (needs root), and filling one up."""
+inode count, an ext4 image (both need root), and filling one up."""
 import contextlib
 import errno
 import os
@@ -24,6 +24,36 @@ def tmpfs(path, options):
     finally:
         if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
             subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+@contextlib.contextmanager
+def ext4(path, size_mb, inodes=None):
+    """Mounts a fresh ext4 image of `size_mb` MiB (with at most `inodes`
+    inodes) at `path` (created); skips the test without root or the tools;
+    unmounts and removes the image at the end."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting an ext4 image needs root")
+    image = path.parent / (path.name + ".img")
+    with open(image, "wb") as f:
+        f.truncate(size_mb << 20)
+    mkfs = ["mkfs.ext4", "-q", "-F"] + (["-N", str(inodes)] if inodes else []) + [str(image)]
+    try:
+        made = subprocess.run(mkfs, capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("mkfs.ext4 is not installed")
+    if made.returncode != 0:
+        pytest.skip(f"cannot make an ext4 image: {made.stderr.strip()}")
+    path.mkdir()
+    r = subprocess.run(["mount", "-o", "loop", str(image), str(path)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount an ext4 image: {r.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(path)], capture_output=True)
+        image.unlink()
 
 
 def fill(directory):

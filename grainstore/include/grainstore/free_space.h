@@ -12,8 +12,8 @@ namespace grainstore {
 
 struct FreeSpace {
   // Bytes and inodes this process may still take: for root, what is free
-  // (root may use the blocks reserved for it); for others, what is
-  // available. nullopt when unknown: statvfs failed, or the filesystem
+  // (root may use the blocks reserved for it) less, on ext4, the blocks
+  // the kernel keeps even from root; for others, what is available. nullopt when unknown: statvfs failed, or the filesystem
   // counts none (ramfs or a tmpfs of size=0 count no blocks, btrfs no
   // inodes).
   std::optional<std::uint64_t> bytes;
