@@ -302,6 +302,13 @@ void Db::CloseConnection(bool unregister) {
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   cache_.clear();
   wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
+  if (db_ != nullptr && sidecar_lost_ && KeepFileAtClose()) {
+    // This connection's -wal or -shm lost its name (CheckFileStillNamed): a
+    // checkpoint at the close would copy its commits into the file and
+    // delete the -wal by its name, over what other processes have written
+    // since, mixing two stores in one file.
+    (void)sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  }
   if (db_ != nullptr) sqlite3_close_v2(db_);
   db_ = nullptr;
   reopen_path_.clear();
@@ -311,6 +318,24 @@ void Db::CloseConnection(bool unregister) {
     std::erase(Registry(), this);
     registered_ = false;
   }
+}
+
+bool Db::KeepFileAtClose() const {
+  constexpr off_t kWalHeader = 32;
+  struct stat wal {};
+  const bool named = ::stat((file_path_ + "-wal").c_str(), &wal) == 0;
+  // Only the -shm went: the -wal this connection wrote is still the one
+  // every process reads, and the next to open the store finds its commits
+  // there, and any another process added after them since.
+  if (named && wal.st_dev == wal_dev_ && wal.st_ino == wal_ino_) return true;
+  // The -wal went: its commits reach the file only by this checkpoint, which
+  // must not lay its pages over another process's since.
+  struct stat file {};
+  if (::stat(file_path_.c_str(), &file) != 0) return true;
+  const bool file_changed = file.st_size != file_at_loss_.st_size ||
+                            file.st_mtim.tv_sec != file_at_loss_.st_mtim.tv_sec ||
+                            file.st_mtim.tv_nsec != file_at_loss_.st_mtim.tv_nsec;
+  return file_changed || (named && wal.st_size > kWalHeader);
 }
 
 void Db::ReleaseIfInheritedLocked(unsigned forks) {

@@ -297,7 +297,22 @@ class Db {
   // -shm too, and is no fault (nor is it told from a removal of that whole
   // directory). Looks (a stat; more once it finds a change) at most every
   // kFileCheckInterval; once gone the answer stays for this connection.
+  // The same once the -wal or -shm this connection has open is deleted or
+  // replaced while the file keeps its name (a cleaner of stray files): other
+  // processes then make new ones, and neither side would see the other's
+  // writes.
   Status CheckFileStillNamed();
+  // Whether the -wal or -shm named by `suffix`, last seen as *dev/*ino, is
+  // open in this process with no name left; else notes what the name now
+  // leads to.
+  bool SidecarLost(const char* suffix, dev_t* dev, ino_t* ino);
+  // After a sidecar was lost: whether the close must leave the file as it
+  // is, without SQLite's checkpoint and removal of the -wal. So when the
+  // -wal this connection wrote is still named (the next open reads it), or
+  // when it is gone and another process has written the store since (the
+  // file changed, or a new -wal holds frames). Else the checkpoint is what
+  // keeps this connection's commits.
+  bool KeepFileAtClose() const;
   // Remembers the file the new connection opened, for CheckFileStillNamed.
   void NoteOpenedFile();
 
@@ -326,6 +341,12 @@ class Db {
   ino_t file_ino_ = 0;
   dev_t wal_dev_ = 0;  // its -wal's when last looked at (0: none seen)
   ino_t wal_ino_ = 0;
+  dev_t shm_dev_ = 0;  // its -shm's when last looked at (0: none seen)
+  ino_t shm_ino_ = 0;
+  // Set when the -wal or -shm this process has open lost its name; the store
+  // file as it was then, for the close (KeepFileAtClose).
+  bool sidecar_lost_ = false;
+  struct stat file_at_loss_ {};
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active
   bool in_read_txn_ = false;  // ... and it is a read

@@ -164,6 +164,11 @@ void Db::NoteOpenedFile() {
   const bool has_wal = ::stat((file_path_ + "-wal").c_str(), &wal) == 0;
   wal_dev_ = has_wal ? wal.st_dev : 0;
   wal_ino_ = has_wal ? wal.st_ino : 0;
+  struct stat shm {};
+  const bool has_shm = ::stat((file_path_ + "-shm").c_str(), &shm) == 0;
+  shm_dev_ = has_shm ? shm.st_dev : 0;
+  shm_ino_ = has_shm ? shm.st_ino : 0;
+  sidecar_lost_ = false;
 }
 
 Status Db::CheckFileStillNamed() {
@@ -179,14 +184,20 @@ Status Db::CheckFileStillNamed() {
   int moved = 0;
   if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
       moved == 0) {
-    // The -wal SQLite has open now, for the day the directory goes: the
-    // file itself may keep a name elsewhere while its -wal goes with it.
-    struct stat wal {};
-    if (::stat((file_path_ + "-wal").c_str(), &wal) == 0) {
-      wal_dev_ = wal.st_dev;
-      wal_ino_ = wal.st_ino;
-    }
-    return Status::Ok();
+    // The -wal SQLite has open now is also noted for the day the directory
+    // goes: the file itself may keep a name elsewhere while its -wal goes
+    // with it.
+    const bool wal_lost = SidecarLost("-wal", &wal_dev_, &wal_ino_);
+    if (!wal_lost && !SidecarLost("-shm", &shm_dev_, &shm_ino_)) return Status::Ok();
+    sidecar_lost_ = true;
+    if (::stat(file_path_.c_str(), &file_at_loss_) != 0) file_at_loss_ = {};
+    file_gone_ = fmt::format(
+        "the store's {} file {}{} was deleted or replaced while this process had the store "
+        "open; nothing more is written through it, since other processes no longer see "
+        "what it writes (open the store again; never delete the -wal or -shm of a store in "
+        "use)",
+        wal_lost ? "-wal" : "-shm", file_path_, wal_lost ? "-wal" : "-shm");
+    return Status::IOError(file_gone_);
   }
   struct stat named {};
   bool gone = ::stat(file_path_.c_str(), &named) == 0;  // another file by its name
@@ -210,6 +221,23 @@ Status Db::CheckFileStillNamed() {
       "is written to the file it had open (open the store again)",
       file_path_);
   return Status::IOError(file_gone_);
+}
+
+bool Db::SidecarLost(const char* suffix, dev_t* dev, ino_t* ino) {
+  struct stat named {};
+  const bool has_name = ::stat((file_path_ + suffix).c_str(), &named) == 0;
+  // Only a file this process holds open and that has no name left: a -wal
+  // or -shm deleted by the last process to close the store, before this
+  // connection opened its own, is no fault.
+  if (*ino != 0 && (!has_name || named.st_dev != *dev || named.st_ino != *ino) &&
+      OpenFileUnlinked(*dev, *ino)) {
+    return true;
+  }
+  if (has_name) {
+    *dev = named.st_dev;
+    *ino = named.st_ino;
+  }
+  return false;
 }
 
 Status Db::OpenReadOnlyShared(const std::string& path) {

@@ -66,3 +66,44 @@ def test_a_mount_whose_store_file_went_refuses_writes_and_still_reads(tmp_path, 
         expect_eio(lambda: os.unlink(m.path / "a.md"))
         assert sorted(os.listdir(m.path)) == ["a.md", "d"]
         assert GONE in m.log()
+
+
+LOST = "was deleted or replaced while this process had the store open"
+
+
+def remove_sidecars(db, names):
+    for suffix in names:
+        os.unlink(f"{db}{suffix}")
+
+
+# Issue: a mount whose -wal and -shm were deleted (a cleaner of stray files)
+# went on acknowledging saves into files no other process reads; a process
+# that opened the store then made new ones, and at the unmount the daemon
+# checkpointed its own and deleted the other's -wal: that process's
+# acknowledged write was lost. Now the mount refuses writes once it sees the
+# loss, and its close leaves the store to whoever wrote it since.
+@pytest.mark.parametrize("lost", [("-wal", "-shm"), ("-shm",)], ids=["wal-and-shm", "shm"])
+@pytest.mark.parametrize("other", ["writes", "idle"])
+def test_a_mount_whose_wal_or_shm_went_refuses_writes_and_loses_no_other_write(
+        tmp_path, lost, other):
+    db = tmp_path / "agent.db"
+    areev(db, "memtool", '{"command":"create","path":"/memories/base.md","file_text":"b\\n"}')
+    with checked_mount(db, tmp_path / "mnt", allowed_errors=(LOST,)) as m:
+        write(m.path / "a.md", "one\n")
+        remove_sidecars(db, lost)
+        if other == "writes":
+            areev(db, "memtool",
+                  '{"command":"create","path":"/memories/c.md","file_text":"c\\n"}')
+        time.sleep(0.25)  # the store looks at its files at most every 100 ms
+        expect_eio(lambda: write(m.path / "b.md", "two\n"))
+        assert LOST in m.log()
+        assert (m.path / "a.md").read_text() == "one\n"
+    check = areev(db, "cat", "/memories/base.md")
+    assert check.stdout == "b\n"
+    if other == "writes":
+        assert areev(db, "cat", "/memories/c.md").stdout == "c\n"
+    else:  # nobody else wrote: the mount's saves are in the file
+        assert areev(db, "cat", "/memories/a.md").stdout == "one\n"
+    import sqlite3
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
