@@ -200,7 +200,8 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     const bool temp_copy =
         (IsTempCopyOf(from, newname) &&
          (new_dir == dir || IsTempCopyMove(fs.KeyOf(dir), from, fs.KeyOf(new_dir), newname))) ||
-        (new_dir == dir && IsSuffixedCopyOf(from, newname));
+        (new_dir == dir && IsSuffixedCopyOf(from, newname)) ||
+        (new_dir != dir && IsTempDirCopyOf(from, newname));
     auto hint = temp_copy ? grainstore::RenameHint::kTempCopy
                           : grainstore::RenameHint::kThroughMount;
     grainstore::NodeId replaced = 0;

@@ -138,6 +138,13 @@ bool IsTempCopyOf(std::string_view name, std::string_view target) {
   return AllOf(name.substr(name.size() - kSuffix), isalnum);
 }
 
+bool IsTempDirCopyOf(std::string_view name, std::string_view target) {
+  constexpr std::size_t kSuffix = 6;
+  return !target.empty() && name.size() == target.size() + 1 + kSuffix &&
+         StartsWith(name, target) && name[target.size()] == '.' &&
+         AllOf(name.substr(name.size() - kSuffix), isalnum);
+}
+
 bool IsSuffixedCopyOf(std::string_view name, std::string_view target) {
   constexpr std::size_t kMaxSuffix = 64;
   if (target.empty()) return false;

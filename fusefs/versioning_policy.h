@@ -28,6 +28,12 @@ bool IsTempName(std::string_view name);
 // without a trailing dot ("trail." copies to ".trail.Xy3aQ9").
 bool IsTempCopyOf(std::string_view name, std::string_view target);
 
+// True when `name` is the copy `rsync --temp-dir=DIR` writes for `target` in
+// DIR, another directory, before moving it: target + "." + six letters or
+// digits, with no leading dot added ("notes.md.Xy3aQ9"; a dotfile keeps its
+// own).
+bool IsTempDirCopyOf(std::string_view name, std::string_view target);
+
 // True when `name` is a copy of `target` written beside it under a longer
 // name to be renamed onto it (an atomic save): `target` plus a suffix of at
 // most 64 letters, digits, '.', '-' or '_' that starts with '.' or holds a

@@ -138,6 +138,17 @@ TEST(IsTempCopyMoveTest, ToItsNameOrIntoTheDelayDirBelow) {
   EXPECT_FALSE(IsTempCopyMove("/memories/a", ".f.md.Xy3aQ9", "/memories/a/.~tmp~", "g.md"));
 }
 
+TEST(IsTempDirCopyOfTest, TheNameAndSixLettersOrDigitsWithoutALeadingDot) {
+  EXPECT_TRUE(IsTempDirCopyOf("notes.md.Xy3aQ9", "notes.md"));
+  EXPECT_TRUE(IsTempDirCopyOf(".bashrc.Xy3aQ9", ".bashrc"));
+  EXPECT_FALSE(IsTempDirCopyOf(".notes.md.Xy3aQ9", "notes.md"));
+  EXPECT_FALSE(IsTempDirCopyOf("notes.md.Xy3aQ", "notes.md"));
+  EXPECT_FALSE(IsTempDirCopyOf("notes.md.Xy3-Q9", "notes.md"));
+  EXPECT_FALSE(IsTempDirCopyOf("notes.mdXXy3aQ9", "notes.md"));
+  EXPECT_FALSE(IsTempDirCopyOf("other.md.Xy3aQ9", "notes.md"));
+  EXPECT_FALSE(IsTempDirCopyOf(".Xy3aQ9", ""));
+}
+
 TEST(PatchTempBaseTest, NameDotLetterAndSixLettersOrDigits) {
   EXPECT_EQ(PatchTempBase("notes.md.oCkteJv"), "notes.md");
   EXPECT_EQ(PatchTempBase("f.md.rkxcsdh"), "f.md");  // all lower-case: looked beside

@@ -585,6 +585,36 @@ def test_rsync_delay_updates_copies_each_file_as_one_version(mnt, tmp_path):
     assert history_dir(mnt.path, "a/.~tmp~/f.md") == []
 
 
+def test_rsync_temp_dir_copies_each_file_as_one_version(mnt, tmp_path):
+    """With --temp-dir=DIR rsync writes `NAME.XXXXXX` (no leading dot) in DIR
+    and moves it to NAME in the destination: one version created at NAME,
+    nothing versioned at the copy's name."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text("alpha\n")
+    (src / ".dot").write_text("dot\n")
+    (mnt.path / "tmp").mkdir()
+
+    def rsync():
+        subprocess.run(["rsync", "-a", f"--temp-dir={mnt.path / 'tmp'}", str(src) + "/",
+                        str(mnt.path / "dst") + "/"], check=True, capture_output=True,
+                       timeout=60)
+
+    rsync()
+    for name, text in (("a.md", "alpha\n"), (".dot", "dot\n")):
+        assert (mnt.path / "dst" / name).read_text() == text
+        h = history(mnt.db, f"/memories/dst/{name}", ns=mnt.ns)
+        assert [(v["op"], v["subject"]) for v in h] == [("create", f"/memories/dst/{name}")], h
+    assert os.listdir(mnt.path / "tmp") == []
+    (src / "a.md").write_text("alpha 2\n")
+    time.sleep(1.1)  # rsync compares mtimes by the second
+    os.utime(src / "a.md")
+    rsync()
+    h = history(mnt.db, "/memories/dst/a.md", ns=mnt.ns)
+    assert [v["version"] for v in h] == [1, 2]
+    assert (mnt.path / "dst" / "a.md").read_text() == "alpha 2\n"
+
+
 ATOMIC_SAVE_COPIES = {  # the copy's name each library writes for "notes.md"
     "write-file-atomic": "notes.md.3482157740",
     "go-createtemp": "notes.md123456789",
