@@ -1,4 +1,5 @@
 // Attribute handlers: init/destroy, getattr, setattr, readlink, statfs.
+#include <linux/falloc.h>
 #include <sys/statvfs.h>
 
 #include <algorithm>
@@ -211,11 +212,13 @@ void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
   Guarded(req, "fallocate", [&] {
     Filesystem& fs = Fs(req);
     if (Filesystem::IsVirtual(ino)) return (void)fuse_reply_err(req, EROFS);
-    // Only the plain mode, which makes the file at least offset + length
-    // bytes long: nothing here reserves space, so the modes that keep the
-    // size, punch holes or zero ranges have nothing to do that a caller
-    // could rely on.
-    if (mode != 0) return (void)fuse_reply_err(req, EOPNOTSUPP);
+    // The plain mode makes the file at least offset + length bytes long.
+    // FALLOC_FL_KEEP_SIZE only reserves room past the end (rsync
+    // --preallocate, databases): nothing here reserves space, but the range
+    // is weighed as the plain mode's growth is, and writes into it then fail
+    // no sooner than anywhere else. Punching holes or zeroing ranges is not
+    // offered.
+    if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE) return (void)fuse_reply_err(req, EOPNOTSUPP);
     // A size change works on the body the inode holds, as a truncate does.
     fs.coherence().CatchUp();
     auto inode = fs.Get(ino);
@@ -235,9 +238,13 @@ void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t l
       const std::uint64_t size = inode->FileSize();
       if (static_cast<std::uint64_t>(end) > size) {
         const bool within_limit = !PastFileLimit(static_cast<std::uint64_t>(end));
-        err = within_limit && RefusedForSpace(fs, static_cast<std::size_t>(end) - size)
-                  ? ENOSPC
-                  : TruncateLocked(fs, *inode, end, fi);
+        if (within_limit && RefusedForSpace(fs, static_cast<std::size_t>(end) - size)) {
+          err = ENOSPC;
+        } else if (mode == FALLOC_FL_KEEP_SIZE) {
+          err = within_limit ? 0 : EFBIG;
+        } else {
+          err = TruncateLocked(fs, *inode, end, fi);
+        }
       }
     }
     fuse_reply_err(req, err);

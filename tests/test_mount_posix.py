@@ -702,14 +702,21 @@ def test_posix_fallocate_grows_a_file_whole_or_not_at_all(mnt):
         os.close(fd)
     assert p.read_bytes() == b"small\n" + bytes(3994)
     assert [v["size"] for v in history(mnt.db, "/memories/pfa.md")] == [6, 4000]
-    # The modes that keep the size, punch holes or zero ranges are not offered.
+    # Keeping the size (rsync --preallocate) reserves nothing and changes
+    # nothing, but is weighed as growth is; punching holes or zeroing ranges
+    # is not offered.
     libc = ctypes.CDLL(None, use_errno=True)
     libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
     fd = os.open(p, os.O_RDWR)
     try:
-        for mode in (0x01, 0x03, 0x10):  # KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE
+        assert libc.fallocate(fd, 0x01, 0, 8192) == 0  # FALLOC_FL_KEEP_SIZE
+        assert os.fstat(fd).st_size == 4000
+        assert libc.fallocate(fd, 0x01, 0, 130 << 20) == -1
+        assert ctypes.get_errno() == errno.EFBIG
+        for mode in (0x03, 0x10):  # PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE
             assert libc.fallocate(fd, mode, 0, 8192) == -1
             assert ctypes.get_errno() == errno.EOPNOTSUPP, mode
     finally:
         os.close(fd)
     assert p.read_bytes() == b"small\n" + bytes(3994)
+    assert [v["size"] for v in history(mnt.db, "/memories/pfa.md")] == [6, 4000]
