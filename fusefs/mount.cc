@@ -390,7 +390,12 @@ int RunMount(const MountOptions& given) {
     Log(LogLevel::kError, "{}", signal_error);
     return 1;
   }
-  if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) return 1;
+  if (fuse_session_mount(se.get(), options.mountpoint.c_str()) != 0) {
+    // libfuse (or fusermount3) said why on stderr, just before.
+    Log(LogLevel::kError, "cannot mount {}: libfuse refused it (its reason is above)",
+        options.mountpoint);
+    return 1;
+  }
   if (new_store) {
     if (int rc = open_before_fork(); rc != 0) {
       fuse_session_unmount(se.get());

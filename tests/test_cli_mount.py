@@ -526,6 +526,9 @@ def test_a_refused_mount_leaves_no_new_store(areev_bin, shared_dir):
         proc = as_nobody(str(areev_bin), "mount", mp, "--db", db, *foreground)
         assert proc.returncode == 1, proc.stderr
         assert "fusermount3: " in proc.stderr, proc.stderr
+        # areev's own line too, after libfuse's (a refusal of the kind with no
+        # fusermount3 involved, such as no descriptors left, has no other).
+        assert f"areev mount: ERROR: cannot mount {mp}: libfuse refused it" in proc.stderr
         assert not os.path.ismount(mp)
         assert os.listdir(stores) == []
 
