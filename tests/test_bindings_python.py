@@ -204,6 +204,12 @@ def test_bad_constructor_arguments(areev, db, tmp_path):
     with pytest.raises(areev.StoreError) as e:
         areev.Areev(str(missing))
     assert str(e.value) == f"cannot open store {missing}: no such directory: {missing.parent}"
+    # A path that is not UTF-8 reads as the CLI prints it, not as U+FFFD.
+    odd = os.fsencode(tmp_path) + b"/nodir\xff/x.db"
+    with pytest.raises(areev.StoreError) as e:
+        areev.Areev(odd)
+    assert str(e.value) == (f"cannot open store {tmp_path}/nodir\\xff/x.db: no such directory: "
+                            f"{tmp_path}/nodir\\xff")
     (tmp_path / "junk.db").write_bytes(b"not a database" * 100)
     with pytest.raises(areev.StoreError) as e:
         areev.Areev(str(tmp_path / "junk.db"))

@@ -50,8 +50,12 @@ PyObject* Raise(const BindingError& error) {
     case ErrorKind::kStore: type = g_store_error; break;
     case ErrorKind::kNone: break;
   }
+  // A tool error is the model's text, as the tool_result content; other
+  // messages show bytes that are not UTF-8 (a store path) as \xHH, as the
+  // CLI does.
+  const char* errors = error.kind == ErrorKind::kTool ? "replace" : "backslashreplace";
   PyObject* msg = PyUnicode_DecodeUTF8(error.message.data(),
-                                       static_cast<Py_ssize_t>(error.message.size()), "replace");
+                                       static_cast<Py_ssize_t>(error.message.size()), errors);
   if (msg == nullptr) return nullptr;
   if (error.kind != ErrorKind::kStore || error.sys_errno == 0) {
     PyErr_SetObject(type, msg);
