@@ -42,17 +42,31 @@ Status SnapshotTorn() {
       "try again");
 }
 
-// The errno of the system call behind SQLite's result `rc`, or 0: for the
-// results SQLite records one with (sqlite3_system_errno is set for IOERR and
-// CANTOPEN only, and never cleared: with FULL or READONLY it would be an
-// earlier failure's, so those keep the errno their code stands for). SQLite
-// takes it from `errno` after the failure, by when its clean-up may have
-// left 0 there; the WAL file's and then the database file's own last error
-// (SQLITE_FCNTL_LAST_ERRNO) name the write that failed.
+// The errno of the system call behind SQLite's (extended) result `rc`, or 0.
+// SQLite records one for IOERR and CANTOPEN only (sqlite3_system_errno), and
+// never clears it: with FULL or READONLY it would be an earlier failure's,
+// so those keep the errno their code stands for. It takes it from `errno`
+// after the failure, by when its clean-up may have left 0 there, or another
+// call's: a read or write names its own in the file's last error
+// (SQLITE_FCNTL_LAST_ERRNO, the WAL's first, then the database file's). A
+// short read had no failing call at all.
 int SystemErrno(sqlite3* db, int rc) {
   const int code = rc & 0xff;
-  if (db == nullptr || (code != SQLITE_IOERR && code != SQLITE_CANTOPEN)) return 0;
-  if (const int err = sqlite3_system_errno(db); err != 0 || code != SQLITE_IOERR) return err;
+  if (db == nullptr) return 0;
+  if (code == SQLITE_CANTOPEN) return sqlite3_system_errno(db);
+  if (code != SQLITE_IOERR) return 0;
+  switch (rc) {
+    case SQLITE_IOERR_SHORT_READ:
+    case SQLITE_IOERR_NOMEM:
+      return 0;
+    case SQLITE_IOERR_SHMOPEN:  // the -shm is no file with a last error of its own
+    case SQLITE_IOERR_SHMSIZE:
+    case SQLITE_IOERR_SHMMAP:
+    case SQLITE_IOERR_SHMLOCK:
+      return sqlite3_system_errno(db);
+    default:
+      break;
+  }
   int err = 0;
   sqlite3_file* wal = nullptr;
   if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK &&
@@ -60,7 +74,7 @@ int SystemErrno(sqlite3* db, int rc) {
     (void)wal->pMethods->xFileControl(wal, SQLITE_FCNTL_LAST_ERRNO, &err);
   }
   if (err == 0) (void)sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &err);
-  return err;
+  return err != 0 ? err : sqlite3_system_errno(db);
 }
 
 // `status` with SystemErrno's errno, when there is one.
@@ -190,6 +204,9 @@ StepResult Statement::Step() {
     case SQLITE_TOOBIG:
       status_ = Status::TooLarge(msg);
       break;
+    case SQLITE_NOMEM:
+      status_ = Status::IOError(fmt::format("sqlite error {}: {}", ext, msg)).WithErrno(ENOMEM);
+      break;
     default:
       status_ =
           Status::IOError(fmt::format("sqlite error {}: {}{}", ext, msg, SystemReason(db_, ext)));
@@ -302,6 +319,9 @@ void Db::CloseConnection(bool unregister) {
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   cache_.clear();
   wal_index_.store(nullptr, std::memory_order_release);  // unmapped with the connection
+  // A connection closing for good looks at its -wal and -shm now, whether or
+  // not it has read or written since they went.
+  if (db_ != nullptr && unregister) (void)CheckSidecars();
   if (db_ != nullptr && sidecar_lost_ && KeepFileAtClose()) {
     // This connection's -wal or -shm lost its name (CheckFileStillNamed): a
     // checkpoint at the close would copy its commits into the file and
@@ -702,6 +722,7 @@ void Db::SetHoldHook(HoldHook fn, void* arg, std::chrono::steady_clock::duration
 
 Status Db::CheckpointPassive(bool* held_back) {
   GRAINSTORE_RETURN_IF_ERROR(ReadyForUncachedStatement());
+  GRAINSTORE_RETURN_IF_ERROR(CheckSidecars());  // it would copy the wrong frames
   int log_frames = -1;
   int copied_frames = -1;
   int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
@@ -759,6 +780,7 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
   // Before the held read is looked at: opening the file again may leave one.
   GRAINSTORE_RETURN_IF_ERROR(db_->KeepSnapshotCurrent(!read_));
   if (db_->db_ == nullptr) GRAINSTORE_RETURN_IF_ERROR(db_->Reconnect());
+  if (read_) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed(false));
   if (db_->held_) {
     if (read_ && db_->HeldReadIsCurrent(std::chrono::steady_clock::now())) {
       // Nothing has committed since the held read began: it is current.
@@ -776,7 +798,7 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
                                                     : Status::ReadOnly(std::move(message));
     return std::move(refused).WithErrno(db_->snapshot_errno_);
   }
-  if (!read_) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed());
+  if (!read_) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed(true));
   // Read before BEGIN: a commit landing in between makes the stamp older
   // than the snapshot, which only makes the next reuse less likely.
   const WalStamp stamp = read_ ? db_->ReadWalStamp() : WalStamp{};

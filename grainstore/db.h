@@ -216,6 +216,11 @@ class Db {
   // when the checkpoint ran and stopped short of the WAL's end: a reader
   // holds an older snapshot.
   Status CheckpointPassive(bool* held_back = nullptr);
+  // IOError once the -wal or -shm this connection has open has lost its name
+  // (deleted or replaced by another process; looked at now, not at
+  // intervals): before a checkpoint, which would copy another process's
+  // frames or this one's over them, and at the close.
+  Status CheckSidecars();
   // Reads the shared WAL-index header from memory: no lock, no system call.
   // Invalid until this connection has used the WAL, and while a commit is
   // rewriting the header (its two copies differ). See docs/storage-format.md.
@@ -301,7 +306,10 @@ class Db {
   // replaced while the file keeps its name (a cleaner of stray files): other
   // processes then make new ones, and neither side would see the other's
   // writes.
-  Status CheckFileStillNamed();
+  // Reads (`write` false) are refused only for a lost -wal or -shm (they
+  // would read another process's frames through this one's index, or the
+  // reverse); a store file that went still serves reads of what it holds.
+  Status CheckFileStillNamed(bool write);
   // Whether the -wal or -shm named by `suffix`, last seen as *dev/*ino, is
   // open in this process with no name left; else notes what the name now
   // leads to.

@@ -171,11 +171,12 @@ void Db::NoteOpenedFile() {
   sidecar_lost_ = false;
 }
 
-Status Db::CheckFileStillNamed() {
+Status Db::CheckFileStillNamed(bool write) {
   // A stat costs about a microsecond, a few percent of a small write; a
   // write in the interval after the file went is lost with it anyway.
   static constexpr auto kFileCheckInterval = std::chrono::milliseconds(100);
-  if (!file_gone_.empty()) return Status::IOError(file_gone_);
+  if (sidecar_lost_) return Status::IOError(file_gone_);
+  if (!file_gone_.empty()) return write ? Status::IOError(file_gone_) : Status::Ok();
   if (file_path_.empty()) return Status::Ok();
   const auto now = std::chrono::steady_clock::now();
   if (now - file_checked_ < kFileCheckInterval) return Status::Ok();
@@ -187,17 +188,7 @@ Status Db::CheckFileStillNamed() {
     // The -wal SQLite has open now is also noted for the day the directory
     // goes: the file itself may keep a name elsewhere while its -wal goes
     // with it.
-    const bool wal_lost = SidecarLost("-wal", &wal_dev_, &wal_ino_);
-    if (!wal_lost && !SidecarLost("-shm", &shm_dev_, &shm_ino_)) return Status::Ok();
-    sidecar_lost_ = true;
-    if (::stat(file_path_.c_str(), &file_at_loss_) != 0) file_at_loss_ = {};
-    file_gone_ = fmt::format(
-        "the store's {} file {}{} was deleted or replaced while this process had the store "
-        "open; nothing more is written through it, since other processes no longer see "
-        "what it writes (open the store again; never delete the -wal or -shm of a store in "
-        "use)",
-        wal_lost ? "-wal" : "-shm", file_path_, wal_lost ? "-wal" : "-shm");
-    return Status::IOError(file_gone_);
+    return CheckSidecars();
   }
   struct stat named {};
   bool gone = ::stat(file_path_.c_str(), &named) == 0;  // another file by its name
@@ -220,6 +211,23 @@ Status Db::CheckFileStillNamed() {
       "the store file {} was deleted or replaced after this process opened it; nothing more "
       "is written to the file it had open (open the store again)",
       file_path_);
+  return write ? Status::IOError(file_gone_) : Status::Ok();
+}
+
+Status Db::CheckSidecars() {
+  if (sidecar_lost_) return Status::IOError(file_gone_);
+  if (file_path_.empty() || db_ == nullptr) return Status::Ok();
+  const bool wal_lost = SidecarLost("-wal", &wal_dev_, &wal_ino_);
+  if (!wal_lost && !SidecarLost("-shm", &shm_dev_, &shm_ino_)) return Status::Ok();
+  sidecar_lost_ = true;
+  if (::stat(file_path_.c_str(), &file_at_loss_) != 0) file_at_loss_ = {};
+  const char* which = wal_lost ? "-wal" : "-shm";
+  file_gone_ = fmt::format(
+      "the store's {} file {}{} was deleted or replaced while this process had the store open; "
+      "it reads and writes nothing more through it, since other processes no longer share "
+      "what it reads and writes (open the store again; never delete the -wal or -shm of a "
+      "store in use)",
+      which, file_path_, which);
   return Status::IOError(file_gone_);
 }
 

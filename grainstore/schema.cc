@@ -459,6 +459,7 @@ Status Migrate(Db* db) {
 }
 
 Status CheckpointTruncate(Db* db, int timeout_ms) {
+  GRAINSTORE_RETURN_IF_ERROR(db->CheckSidecars());  // it would copy the wrong frames
   return RetryWhileBusy(timeout_ms, "another process kept the WAL from being truncated",
                         [&]() -> Result<bool> {
                           // The first column is 1 when the checkpoint could not finish.
@@ -469,6 +470,7 @@ Status CheckpointTruncate(Db* db, int timeout_ms) {
 }
 
 Status SyncToDisk(Db* db) {
+  GRAINSTORE_RETURN_IF_ERROR(db->CheckSidecars());  // it would copy the wrong frames
   auto r = db->QueryInt("PRAGMA wal_checkpoint(FULL)");
   if (!r.has_value()) return r.error();
   return Status::Ok();

@@ -359,14 +359,35 @@ bool HoldsNoTables(const std::string& path) {
   return page_size >= 512 && size <= page_size;
 }
 
-// A new store that could not be made (no room, no inode for its -wal, out of
-// descriptors): the files this open created are removed (a failed command
-// leaves nothing behind), unless the file came to hold a store after all
-// (made by another process meanwhile). Want of room is said as docs/cli.md
-// says it. `impl` is closed first.
+// Whether the store file at `path` is empty and has no -wal or -shm beside
+// it: no process has begun making a store in it.
+bool EmptyAndAlone(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || st.st_size != 0) return false;
+  for (const char* suffix : {"-wal", "-shm"}) {
+    if (::lstat((path + suffix).c_str(), &st) == 0 || errno != ENOENT) return false;
+  }
+  return true;
+}
+
+// A new store that could not be made: for want of room (a full disk, or no
+// inode left for its -wal), the files this open created are removed and the
+// failure said as docs/cli.md says it, unless the file came to hold a store
+// after all (made by another process meanwhile). For any other reason (out
+// of descriptors, say) only a file still empty and alone is removed: another
+// process may have opened it since and be making its store there. A lock
+// wait that ran out removes nothing. `impl` is closed first.
 Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
                        const AbsentFiles& absent, Status status) {
-  if (!absent.store_file) return status;
+  if (!absent.store_file || status.code() == StatusCode::kBusy) return status;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  // SQLite says FULL when a page does not fit, an I/O error (errno ENOSPC)
+  // when the -shm cannot grow; a file that took the last inode leaves its
+  // -wal none, and SQLite's errno is then an earlier call's.
+  const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC ||
+                       FilesystemFull(dir);
+  if (!no_room && !EmptyAndAlone(path)) return status;
   auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
   impl.reset();
   // A connection that could not grow its -shm, or was never opened, cannot
@@ -375,13 +396,6 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
   if (!not_a_store) return status;
   std::error_code ec;
   for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  // SQLite says FULL when a page does not fit, an I/O error (errno ENOSPC)
-  // when the -shm cannot grow; a file that took the last inode leaves its
-  // -wal none, and SQLite's errno is then an earlier call's.
-  const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC ||
-                       FilesystemFull(dir);
   if (!no_room) return status;
   return Status::IOError(fmt::format("cannot create a file in {}: its filesystem is full ({})",
                                      dir.string(), std::strerror(ENOSPC)))

@@ -189,7 +189,9 @@ ToolResult NoThrow(Body&& body) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return Failure("Out of memory");
+    ToolResult result = Failure("Out of memory");
+    result.detail = "out of memory";  // for the operator's log, as a store failure's
+    return result;
   } catch (...) {
     // Nothing below throws by design; this keeps the no-throw promise if a
     // dependency ever does.

@@ -1,5 +1,6 @@
 // Result constructors and store-status mapping shared by the commands, and
 // the JSON-line serialiser.
+#include <cerrno>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -32,6 +33,12 @@ ToolResult Failure(std::string message) {
 }
 
 ToolResult StorageFailure(std::string_view raw, const grainstore::Status& status) {
+  if (status.sys_errno() == ENOMEM) {
+    // SQLite ran out of memory: answered as the tool answers its own lack.
+    ToolResult result = Failure("Out of memory");
+    result.detail = status.message();
+    return result;
+  }
   std::string msg = "Storage operation failed for ";
   msg.append(raw);
   msg.append(" (");

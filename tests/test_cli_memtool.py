@@ -282,3 +282,15 @@ def test_a_command_without_memory_to_run_fails_alone(areev_bin, db):
     listing = subprocess.run([areev_bin, "memtool", '{"command":"view","path":"/memories"}',
                               "--db", db], capture_output=True, text=True, check=True).stdout
     assert "pre.md" in listing and "post.md" in listing and "big.md" not in listing
+    # Held, but too large for SQLite to store in the room left: its own out
+    # of memory is answered the same way, not as a storage failure.
+    larger = create("/memories/larger.md", "x" * 100_000_000) + "\n"
+    proc = subprocess.run([areev_bin, "memtool", "--batch", "--db", db],
+                          input=larger.encode() + batch.encode(), capture_output=True,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
+                                                                (300 << 20, 300 << 20)),
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert results[0] == {"content": "Error: Out of memory", "is_error": True}, results[0]
+    assert b"memtool: " in proc.stderr and b"out of memory" in proc.stderr
