@@ -9,21 +9,28 @@ import pytest
 
 
 @contextlib.contextmanager
-def tmpfs(path, options):
-    """Mounts a tmpfs with `options` ("size=4m", "size=2m,nr_inodes=8") at
-    `path` (created); skips the test without root; unmounts at the end."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
+def _mounted(path, what, argv):
+    """Runs `mount` with `argv` onto `path` (created); skips the test when it
+    fails; unmounts at the end (lazily if it is busy)."""
     path.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
-                       capture_output=True, text=True)
+    r = subprocess.run(["mount", *argv, str(path)], capture_output=True, text=True)
     if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {r.stderr.strip()}")
+        pytest.skip(f"cannot mount {what}: {r.stderr.strip()}")
     try:
         yield path
     finally:
         if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
             subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+@contextlib.contextmanager
+def tmpfs(path, options):
+    """Mounts a tmpfs with `options` ("size=4m", "size=2m,nr_inodes=8") at
+    `path` (created); skips the test without root; unmounts at the end."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    with _mounted(path, "a tmpfs", ["-t", "tmpfs", "-o", options, "tmpfs"]):
+        yield path
 
 
 @contextlib.contextmanager
@@ -38,21 +45,15 @@ def ext4(path, size_mb, inodes=None):
         f.truncate(size_mb << 20)
     mkfs = ["mkfs.ext4", "-q", "-F"] + (["-N", str(inodes)] if inodes else []) + [str(image)]
     try:
-        made = subprocess.run(mkfs, capture_output=True, text=True)
-    except FileNotFoundError:
-        pytest.skip("mkfs.ext4 is not installed")
-    if made.returncode != 0:
-        pytest.skip(f"cannot make an ext4 image: {made.stderr.strip()}")
-    path.mkdir()
-    r = subprocess.run(["mount", "-o", "loop", str(image), str(path)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount an ext4 image: {r.stderr.strip()}")
-    try:
-        yield path
+        try:
+            made = subprocess.run(mkfs, capture_output=True, text=True)
+        except FileNotFoundError:
+            pytest.skip("mkfs.ext4 is not installed")
+        if made.returncode != 0:
+            pytest.skip(f"cannot make an ext4 image: {made.stderr.strip()}")
+        with _mounted(path, "an ext4 image", ["-o", "loop", str(image)]):
+            yield path
     finally:
-        if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(path)], capture_output=True)
         image.unlink()
 
 

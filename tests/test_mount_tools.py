@@ -516,6 +516,18 @@ def test_handles_open_on_a_file_another_process_deletes_keep_working(mnt):
         assert r["is_error"], r  # still deleted
 
 
+def assert_an_update_adds_one_version(mnt, source, rel, rsync):
+    """Changes `source`, runs `rsync` again: the copy at `rel` in the mount
+    gets its new text as a second version."""
+    source.write_text("alpha 2\n")
+    time.sleep(1.1)  # rsync compares mtimes by the second
+    os.utime(source)
+    rsync()
+    h = history(mnt.db, f"/memories/{rel}", ns=mnt.ns)
+    assert [v["version"] for v in h] == [1, 2]
+    assert (mnt.path / rel).read_text() == "alpha 2\n"
+
+
 def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
     """rsync writes `.NAME.XXXXXX` and renames it to NAME: a first copy is one
     version created at NAME, an update one more version, and a second run
@@ -545,13 +557,7 @@ def test_rsync_copies_each_file_as_one_version(mnt, tmp_path):
     assert ".a.md." in names  # the copy's name is in the op-log, not in any history
     rsync()  # nothing changed: nothing to write
     assert len(history(mnt.db, "/memories/rs/a.md", ns=mnt.ns)) == 1
-    (src / "a.md").write_text("alpha 2\n")
-    time.sleep(1.1)  # rsync compares mtimes by the second
-    os.utime(src / "a.md")
-    rsync()
-    h = history(mnt.db, "/memories/rs/a.md", ns=mnt.ns)
-    assert [v["version"] for v in h] == [1, 2]
-    assert (mnt.path / "rs" / "a.md").read_text() == "alpha 2\n"
+    assert_an_update_adds_one_version(mnt, src / "a.md", "rs/a.md", rsync)
 
 
 def test_rsync_delay_updates_copies_each_file_as_one_version(mnt, tmp_path):
@@ -606,13 +612,7 @@ def test_rsync_temp_dir_copies_each_file_as_one_version(mnt, tmp_path):
         h = history(mnt.db, f"/memories/dst/{name}", ns=mnt.ns)
         assert [(v["op"], v["subject"]) for v in h] == [("create", f"/memories/dst/{name}")], h
     assert os.listdir(mnt.path / "tmp") == []
-    (src / "a.md").write_text("alpha 2\n")
-    time.sleep(1.1)  # rsync compares mtimes by the second
-    os.utime(src / "a.md")
-    rsync()
-    h = history(mnt.db, "/memories/dst/a.md", ns=mnt.ns)
-    assert [v["version"] for v in h] == [1, 2]
-    assert (mnt.path / "dst" / "a.md").read_text() == "alpha 2\n"
+    assert_an_update_adds_one_version(mnt, src / "a.md", "dst/a.md", rsync)
 
 
 ATOMIC_SAVE_COPIES = {  # the copy's name each library writes for "notes.md"
