@@ -346,7 +346,7 @@ bool Db::KeepFileAtClose() const {
   const bool named = ::stat((file_path_ + "-wal").c_str(), &wal) == 0;
   // Only the -shm went: the -wal this connection wrote is still the one
   // every process reads, and the next to open the store finds its commits
-  // there, and any another process added after them since.
+  // there, and those any other process added after them since.
   if (named && wal.st_dev == wal_dev_ && wal.st_ino == wal_ino_) return true;
   // The -wal went: its commits reach the file only by this checkpoint, which
   // must not lay its pages over another process's since.
