@@ -326,7 +326,12 @@ def run_sequence(seed, mounts, plain_root):
             recent.append(f"step {i}: {label}: {want!r:.80}")
             if counted and want[0] == "ok":
                 changed = read_bytes(plain.p(a)) != before[0]
-                assert len(versions_of(mount.root, a)) == len(before[1]) + changed, \
+                expected = len(before[1]) + changed
+                # A draft no write touched (an O_TRUNC open closed at once) is
+                # sealed at the release, which the kernel sends after close()
+                # has returned (docs/fusefs.md, pristine drafts).
+                wait_for(lambda: len(versions_of(mount.root, a)) >= expected)  # noqa: F405
+                assert len(versions_of(mount.root, a)) == expected, \
                     f"seed {seed} step {i}: {label}: content changed: {changed}"
     finally:
         close_all(plain)
