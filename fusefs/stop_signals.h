@@ -25,8 +25,8 @@ namespace fusefs {
 class StopSignals {
  public:
   // Installs the handlers of the three stop signals, and ignores SIGPIPE (as
-  // libfuse does) and SIGXFSZ (a save past `ulimit -f` fails with EFBIG). Null, with the reason in `*error`, if that fails. One
-  // instance at a time.
+  // libfuse does) and SIGXFSZ (a save past `ulimit -f` fails with EFBIG).
+  // Null, with the reason in `*error`, if that fails. One instance at a time.
   static std::unique_ptr<StopSignals> Install(fuse_session* se, std::string* error);
 
   StopSignals(const StopSignals&) = delete;
