@@ -83,11 +83,9 @@ Status WithSystemErrno(sqlite3* db, int rc, Status status) {
   return err == 0 ? status : std::move(status).WithErrno(err);
 }
 
-// " (File too large)": the words of the system call's failure behind an I/O
-// error, which SQLite's message ("disk I/O error") leaves out; "" for
-// other results.
-std::string SystemReason(sqlite3* db, int rc) {
-  const int err = (rc & 0xff) == SQLITE_IOERR ? SystemErrno(db, rc) : 0;
+// " (File too large)": the words of a system call's failure `err` (0 for
+// none), which SQLite's message for an I/O error ("disk I/O error") leaves out.
+std::string SystemReason(int err) {
   return err != 0 ? fmt::format(" ({})", std::strerror(err)) : std::string();
 }
 
@@ -181,6 +179,7 @@ StepResult Statement::Step() {
   if (rc == SQLITE_DONE) return StepResult::kDone;
   int ext = sqlite3_extended_errcode(db_);
   std::string msg = sqlite3_errmsg(db_);
+  const int err = SystemErrno(db_, ext);
   switch (ext & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -207,11 +206,13 @@ StepResult Statement::Step() {
     case SQLITE_NOMEM:
       status_ = Status::IOError(fmt::format("sqlite error {}: {}", ext, msg)).WithErrno(ENOMEM);
       break;
+    case SQLITE_IOERR:
+      status_ = Status::IOError(fmt::format("sqlite error {}: {}{}", ext, msg, SystemReason(err)));
+      break;
     default:
-      status_ =
-          Status::IOError(fmt::format("sqlite error {}: {}{}", ext, msg, SystemReason(db_, ext)));
+      status_ = Status::IOError(fmt::format("sqlite error {}: {}", ext, msg));
   }
-  status_ = WithSystemErrno(db_, ext, std::move(status_));
+  if (err != 0) status_ = std::move(status_).WithErrno(err);
   return StepResult::kError;
 }
 
