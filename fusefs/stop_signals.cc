@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -21,8 +22,7 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 // process's file-size limit (ulimit -f), which then fails with EFBIG and
 // fails one save instead of ending the mount with every unsaved draft.
 constexpr int kIgnoredSignals[] = {SIGPIPE, SIGXFSZ};
-constexpr int kStops = 3;
-constexpr int kHandled = kStops + 2;
+constexpr int kStops = std::size(kStopSignals);
 
 int HandledSignal(int i) { return i < kStops ? kStopSignals[i] : kIgnoredSignals[i - kStops]; }
 // Written by Finish; no signal has the number 0.
@@ -81,6 +81,7 @@ std::unique_ptr<StopSignals> StopSignals::Install(fuse_session* se, std::string*
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
+  static_assert(std::size(kStopSignals) + std::size(kIgnoredSignals) == kHandled);
   for (int i = 0; i < kHandled; ++i) {
     const int sig = HandledSignal(i);
     if (sigaction(sig, i < kStops ? &on_stop : &ignore, &stop->old_[i]) != 0) {

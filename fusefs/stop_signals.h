@@ -54,7 +54,9 @@ class StopSignals {
   fuse_session* const se_;
   const int read_fd_;
   const int write_fd_;
-  struct sigaction old_[5] = {};  // SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ
+  // The signals it handles: SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ.
+  static constexpr int kHandled = 5;
+  struct sigaction old_[kHandled] = {};
   int installed_ = 0;              // how many of old_ to put back
   pthread_t loop_thread_{};
   std::function<void()> before_exit_;
