@@ -171,8 +171,8 @@ class LazyTool {
 };
 
 // One command's result: until the store is open, the input's own error
-// without it; else the store's answer. nullopt (with *code set) when the
-// store cannot be opened.
+// without it; else the store's answer, whose store failure (if any) is
+// logged to stderr. nullopt (with *code set) when the store cannot be opened.
 std::optional<memtool::ToolResult> Answer(LazyTool& lazy, const std::string& command,
                                           int* code) {
   if (!lazy.opened()) {
@@ -180,7 +180,9 @@ std::optional<memtool::ToolResult> Answer(LazyTool& lazy, const std::string& com
   }
   memtool::MemoryTool* tool = lazy.Get(code);
   if (tool == nullptr) return std::nullopt;
-  return tool->Execute(command);
+  memtool::ToolResult result = tool->Execute(command);
+  LogDetail(result);
+  return result;
 }
 
 // The result line of a command this process had no memory to hold or answer
@@ -196,9 +198,7 @@ int BatchLine(LazyTool& lazy, const std::string& line) {
   int code = kExitOk;
   const std::optional<memtool::ToolResult> answered = Answer(lazy, line, &code);
   if (!answered) return code;
-  const memtool::ToolResult& result = *answered;
-  LogDetail(result);
-  std::string out = memtool::ToJsonLine(result);
+  std::string out = memtool::ToJsonLine(*answered);
   if (out.empty() || out.back() != '\n') out.push_back('\n');
   return Emit(out) == kExitOk ? kExitOk : kExitFailed;
 }
@@ -251,10 +251,8 @@ int RunOne(const GlobalOptions& global, const std::string& given) {
     LazyTool lazy(global);
     const std::optional<memtool::ToolResult> answered = Answer(lazy, command, &code);
     if (!answered) return code;
-    const memtool::ToolResult& result = *answered;
-    LogDetail(result);
-    if (Emit(result.content) != kExitOk) return kExitFailed;
-    return result.is_error ? kExitFailed : kExitOk;
+    if (Emit(answered->content) != kExitOk) return kExitFailed;
+    return answered->is_error ? kExitFailed : kExitOk;
   } catch (const std::bad_alloc&) {
     // As the tool answers a command it runs out of memory in.
     std::string().swap(command);
