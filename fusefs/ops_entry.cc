@@ -51,15 +51,27 @@ void ReplyNewNode(fuse_req_t req, Filesystem& fs, fuse_ino_t parent,
 // name is gone. Returns the node id (0 when there is none). Another process
 // may give the name to another node before the caller's store call runs:
 // what that call reports it removed or moved is what the mount then marks.
+// A versioned file whose save fails sets `*seal_err` (when given) to the
+// errno to refuse the unlink or the replacing rename with: going ahead would
+// lose the unsaved bytes, and the store would judge the file by the versions
+// it has without them (a file with one recent version leaves no tombstone).
+// An unversioned file goes ahead, as its bytes make no version (and deleting
+// one must work on a full disk).
 grainstore::NodeId PrepareToLoseName(Filesystem& fs, grainstore::NodeId parent,
-                                     std::string_view name) {
+                                     std::string_view name, int* seal_err = nullptr) {
   auto node = fs.store().Lookup(parent, name);
   if (!node) return 0;
   fs.NoteNameMayBeGone();
   if (auto inode = fs.inodes().Find(node->id)) {
     std::lock_guard<std::mutex> lock(inode->mu);
     Status sealed = fs.SealLocked(*inode);
-    if (!sealed.ok()) FailureErrno("seal before unlink/rename", sealed);
+    if (!sealed.ok()) {
+      const int err = FailureErrno("seal before unlink/rename", sealed);
+      if (seal_err != nullptr && inode->info.versioning == grainstore::Versioning::kVersioned) {
+        *seal_err = err;
+        return node->id;
+      }
+    }
     if (inode->handles > 0 && inode->info.kind == NodeKind::kFile) {
       Status loaded = fs.LoadLocked(*inode);
       if (!loaded.ok()) FailureErrno("load before unlink/rename", loaded);
@@ -86,7 +98,9 @@ void Remove(fuse_req_t req, fuse_ino_t parent, const char* name, bool want_dir) 
     return (void)fuse_reply_err(req, ESTALE);
   }
   grainstore::NodeId dir = fs.FromFuse(parent);
-  PrepareToLoseName(fs, dir, n);
+  int seal_err = 0;
+  PrepareToLoseName(fs, dir, n, &seal_err);
+  if (seal_err != 0) return (void)fuse_reply_err(req, seal_err);
   grainstore::NodeId id = 0;
   Status removed = fs.store().RemoveNode(dir, n, want_dir, grainstore::Vacate::kVacate, &id);
   if (!removed.ok()) {
@@ -126,14 +140,9 @@ void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, d
     if (!S_ISREG(mode)) return (void)fuse_reply_err(req, EPERM);  // no fifos, sockets, devices
     auto spec = NewNodeFor(req, fs, parent, NodeKind::kFile, mode);
     spec.versioning = fs.VersioningOfNewName(fs.FromFuse(parent), name);
-    auto node = fs.store().CreateNode(fs.FromFuse(parent), name, spec);
-    if (!node) return (void)fuse_reply_err(req, FailureErrno("mknod", node.error()));
-    fs.EntryAdded(fs.FromFuse(parent), *node);
-    auto sealed = fs.store().WriteBody(node->id, "");  // an empty file is v1
-    if (!sealed) return (void)fuse_reply_err(req, FailureErrno("mknod", sealed.error()));
-    fuse_entry_param e{};
-    fs.MakeEntry(sealed->node, &e);
-    fuse_reply_entry(req, &e);
+    spec.seal_empty = true;  // an empty file is v1, made with the node or not at all
+    ReplyNewNode(req, fs, parent, fs.store().CreateNode(fs.FromFuse(parent), name, spec),
+                 "mknod");
   });
 }
 
@@ -189,7 +198,11 @@ void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t ne
     grainstore::NodeId new_dir = fs.FromFuse(newparent);
     grainstore::NodeId moved = PrepareToLoseName(fs, dir, from);
     if (moved == 0) return (void)fuse_reply_err(req, ENOENT);
-    if (!(flags & RENAME_NOREPLACE)) PrepareToLoseName(fs, new_dir, newname);
+    if (!(flags & RENAME_NOREPLACE)) {
+      int seal_err = 0;
+      PrepareToLoseName(fs, new_dir, newname, &seal_err);
+      if (seal_err != 0) return (void)fuse_reply_err(req, seal_err);
+    }
     auto mode = (flags & RENAME_NOREPLACE) ? grainstore::RenameMode::kNoReplace
                                            : grainstore::RenameMode::kReplace;
     auto versioning = fs.VersioningOfNewName(new_dir, newname, moved);

@@ -75,27 +75,6 @@ void OpenVersion(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (fuse_reply_open(req, fi) != 0) fs.handles().Remove(fi->fh);
 }
 
-void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name,
-                    fuse_file_info* fi) {
-  auto node = fs.store().Lookup(fs.FromFuse(parent), name);
-  if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));
-  if (node->kind != NodeKind::kFile) return (void)fuse_reply_err(req, EISDIR);
-  fuse_entry_param e{};
-  fs.MakeEntry(*node, &e);
-  auto inode = fs.inodes().Find(node->id);
-  const bool direct = fs.coherence().ChangedLately(node->key);
-  fi->fh = fs.NewHandle(fi->flags, direct);
-  bool keep;
-  {
-    std::lock_guard<std::mutex> lock(inode->mu);
-    keep = OpenLocked(*inode, fi);
-    fs.FillAttrLocked(*inode, &e.attr);
-  }
-  fi->keep_cache = keep;
-  fi->direct_io = direct;
-  fuse_reply_create(req, &e, fi);
-}
-
 // One write into the inode's draft, under its mutex; returns an errno.
 int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_t off,
                 const fuse_file_info* fi) {
@@ -159,7 +138,11 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
     spec.versioning = fs.VersioningOfNewName(dir, name);
     auto node = fs.store().CreateNode(dir, name, spec);
     if (!node && node.error().IsAlreadyExists() && !(fi->flags & O_EXCL)) {
-      return CreateExisting(req, fs, parent, name, fi);
+      // Another process made the name after the kernel's lookup found none:
+      // sent back, the kernel looks the name up again and opens what it
+      // finds itself, checking its permissions and following a symlink, as
+      // open(O_CREAT) of an existing name does on a local disk.
+      return (void)fuse_reply_err(req, ESTALE);
     }
     if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));
     fs.EntryAdded(dir, *node);

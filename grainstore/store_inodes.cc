@@ -63,6 +63,12 @@ Result<NodeInfo> Store::CreateNode(NodeId parent, std::string_view name, const N
                                                      : "create";
   GRAINSTORE_RETURN_IF_ERROR(
       s.LogOp(made->ns, op, made->key, "", made->id, 0, "", now));
+  if (spec.seal_empty && spec.kind == NodeKind::kFile) {
+    WriteResult out;
+    GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*made, "", now, now, Saver::kMount, &out));
+    GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
+    return std::move(out.node);
+  }
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return std::move(*made);
 }
@@ -292,10 +298,17 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   }
   std::int64_t now = NowNs();
   WriteResult out;
-  // Body ids of unversioned files' freed bodies can be handed out again, so
-  // the size is compared too.
-  const bool replaced = appended_to != nullptr && appended_to->body >= 0 &&
-                        (appended_to->body != row->body_id || appended_to->size != row->size);
+  // Body ids of unversioned files' freed bodies can be handed out again
+  // (another mount may have truncated such a file and stored other bytes of
+  // the same size since), so for those the content hash is compared too.
+  bool replaced = appended_to != nullptr && appended_to->body >= 0 &&
+                  (appended_to->body != row->body_id || appended_to->size != row->size);
+  if (appended_to != nullptr && appended_to->body > 0 && !replaced &&
+      row->versioning == Versioning::kUnversioned) {
+    auto hash = s.BodyHash(row->body_id);
+    if (!hash) return hash.error();
+    replaced = appended_to->hash.empty() || *hash != appended_to->hash;
+  }
   if (replaced && body.size() >= appended_to->size) {
     // Another writer replaced the body these bytes were appended to: append
     // them to what it stored, as O_APPEND writes to one file would land.

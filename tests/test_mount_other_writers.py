@@ -6,9 +6,13 @@ import errno
 import json
 import mmap
 import os
+import pathlib
 import random
+import shutil
 import sqlite3
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 
@@ -348,6 +352,100 @@ def test_two_mounts_appending_to_one_file_lose_no_line(tmp_path):
         for m in mounts:
             rc = m.stop()
             assert rc == 0, m.log()
+
+
+# Issue: an append through one mount was rebased onto another mount's save
+# only when the file's body id or size had changed. An unversioned file's
+# freed body id is handed out again, so a truncate and a rewrite of the same
+# size through the other mount passed both checks, and the append was stored
+# onto the bytes before the truncate: that rewrite, acknowledged, was lost.
+@pytest.mark.parametrize("name", ["f.tmp", "f.md"])
+def test_an_append_after_another_mounts_same_size_rewrite_keeps_it(tmp_path, name):
+    db = tmp_path / "agent.db"
+    areev(db, "memtool", '{"command":"create","path":"/memories/keep.md","file_text":""}')
+    mounts = [Mount(db, tmp_path / f"m{i}").start() for i in range(2)]
+    try:
+        a, b = (m.path / name for m in mounts)
+        a.write_bytes(b"AAAA\n")
+        wait_for(lambda: b.exists() and b.read_bytes() == b"AAAA\n")
+        fd = os.open(b, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, b"b\n")
+            os.truncate(a, 0)
+            with open(a, "r+b") as f:
+                f.write(b"CCCC\n")  # the same size as the body before the truncate
+        finally:
+            os.close(fd)
+        stored = areev(db, "cat", f"/memories/{name}").stdout
+        assert stored == "CCCC\nb\n"  # the append goes after what the other mount saved
+    finally:
+        for m in mounts:
+            rc = m.stop()
+            assert rc == 0, m.log()
+
+
+OPEN_AS_NOBODY = """
+import os, sys
+os.setgid(65534)
+os.setuid(65534)
+try:
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o600)
+except OSError as e:
+    print(e.errno)
+    sys.exit(0)
+os.write(fd, b"written by nobody\\n")
+os.close(fd)
+print(0)
+"""
+
+
+# Issue: an open(O_CREAT) through the mount whose create lost the race to
+# another process making the same name (after the kernel's lookup had found
+# none) opened that file without looking at its owner or mode: a user with no
+# write permission wrote a root-owned 0644 file. The create is now sent back
+# (ESTALE) and the kernel opens the existing file itself, checking it.
+def test_a_create_that_meets_another_processs_new_file_checks_its_permissions(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as user nobody")
+    db = tmp_path / "agent.db"
+    areev(db, "memtool", '{"command":"create","path":"/memories/seed.md","file_text":"x\\n"}')
+    shared = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))  # a path nobody may walk
+    shared.chmod(0o755)
+    m = Mount(db, shared / "mnt", extra=["-o", "allow_other"]).start()
+    try:
+        pub = m.path / "pub"
+        pub.mkdir()
+        os.chmod(pub, 0o1777)
+        for i in range(3):
+            name = f"p{i}.md"
+            hold = sqlite3.connect(db, isolation_level=None, timeout=5)
+            hold.execute("BEGIN IMMEDIATE")  # the mount's create waits after its lookup
+            opener = subprocess.Popen([sys.executable, "-c", OPEN_AS_NOBODY, str(pub / name)],
+                                      stdout=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            rival = subprocess.Popen(
+                [areev_path(), "--db", str(db), "memtool",
+                 json.dumps({"command": "create", "path": f"/memories/pub/{name}",
+                             "file_text": "made by root\n"})],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.7)
+            hold.execute("ROLLBACK")
+            hold.close()
+            opened = int(opener.communicate(timeout=60)[0])
+            rival.communicate(timeout=60)
+            # Whichever made the file first owns it (root's create over
+            # nobody's file is a new version of it); nobody never writes a
+            # file root made.
+            if opened == 0:
+                assert (pub / name).stat().st_uid == 65534
+            else:
+                assert opened == errno.EACCES
+                assert (pub / name).stat().st_uid == 0
+                assert areev(db, "cat", f"/memories/pub/{name}").stdout == "made by root\n"
+    finally:
+        rc = m.stop()
+        shutil.rmtree(shared, ignore_errors=True)
+        assert rc == 0, m.log()
 
 
 def race_target(mnt, dirname):

@@ -65,6 +65,9 @@ struct NewNode {
   std::uint32_t gid = 0;
   std::string symlink_target;  // kSymlink only
   Versioning versioning = Versioning::kVersioned;  // files only
+  // Files only: the empty content sealed in the same transaction (a mount's
+  // mknod), so that a failed save leaves no node behind.
+  bool seal_empty = false;
 };
 
 enum class RenameMode : std::uint8_t {
