@@ -102,18 +102,21 @@ void Coherence::RunOnce(int interval_ms) {
 bool Coherence::CatchUpLocked(bool* checked) {
   auto version = fs_->store().DataVersion();
   if (!version) {
-    Log(LogLevel::kWarning, "data_version check failed: {}", version.error().ToString());
+    LogFailureLocked(fmt::format("data_version check failed: {}", version.error().ToString()));
     return false;
   }
   if (checked != nullptr) *checked = true;
-  if (*version == data_version_) return false;
+  if (*version == data_version_) {
+    last_failure_.clear();
+    return false;
+  }
   const std::uint64_t own = fs_->store().origin();
   for (;;) {
     auto ops = fs_->store().ReadOps(fs_->ns(), cursor_, 512);
     if (!ops) {
       // The version stays as it was, so the next call reads from the cursor
       // again, whether or not anything else commits meanwhile.
-      Log(LogLevel::kWarning, "reading the op-log failed: {}", ops.error().ToString());
+      LogFailureLocked(fmt::format("reading the op-log failed: {}", ops.error().ToString()));
       if (checked != nullptr) *checked = false;
       return true;
     }
@@ -124,7 +127,14 @@ bool Coherence::CatchUpLocked(bool* checked) {
     if (ops->size() < 512) break;
   }
   data_version_ = *version;
+  last_failure_.clear();
   return true;
+}
+
+void Coherence::LogFailureLocked(std::string message) {
+  if (message == last_failure_) return;
+  Log(LogLevel::kWarning, "{}", message);
+  last_failure_ = std::move(message);
 }
 
 void Coherence::Apply(const grainstore::OpRecord& op) {

@@ -101,6 +101,8 @@ class Coherence {
   void Run(int interval_ms);
   // Sets *checked (when given) once the store's data version was read.
   bool CatchUpLocked(bool* checked = nullptr);
+  // Logs a catch-up's failure once (last_failure_).
+  void LogFailureLocked(std::string message);
   // One round of the polling thread: waits up to `interval_ms` (or a wake),
   // then catches up and sends what it found.
   void RunOnce(int interval_ms);
@@ -145,6 +147,10 @@ class Coherence {
   static constexpr std::int64_t kDropNameDelayNs = 50'000'000;
   RecentChanges recent_{kRecentChangeNs};
   bool wake_ = false;
+  // The last failure a catch-up logged, which is not logged again until a
+  // catch-up succeeds (a store that fails every poll would log ten lines a
+  // second).
+  std::string last_failure_;
   std::condition_variable cv_;
   std::thread thread_;
 };

@@ -636,6 +636,11 @@ Result<Statement> Db::Prepare(const char* sql) {
   GRAINSTORE_RETURN_IF_ERROR(KeepSnapshotCurrent(false));
   auto stmt = Cached(sql);
   if (!stmt) return stmt.error();
+  // A statement outside a transaction is one of its own: looked at as a
+  // transaction's begin looks (a lost -wal or -shm refuses it).
+  if (!in_txn_) {
+    GRAINSTORE_RETURN_IF_ERROR(CheckFileStillNamed(sqlite3_stmt_readonly(*stmt) == 0));
+  }
   SettleHeldRead(*stmt);
   return Statement(db_, *stmt, &live_statements_);
 }
@@ -835,6 +840,7 @@ Status Transaction::Commit() {
   if (s.ok()) {
     active_ = false;
     db_->in_txn_ = false;
+    db_->NoteNewSidecars();
   }
   return s;
 }

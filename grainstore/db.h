@@ -165,6 +165,9 @@ class Db {
   std::uint64_t opens() const { return opens_; }
   // True after OpenSnapshot.
   bool snapshot() const { return !snapshot_why_.empty(); }
+  // Whether the store's path no longer leads to the file this connection has
+  // open (SQLite's look, SQLITE_FCNTL_HAS_MOVED); false when not open.
+  bool FileMoved();
   // Why the file is read as a snapshot ("" when it is not).
   const std::string& snapshot_why() const { return snapshot_why_; }
   // True when the connection cannot write (a snapshot, or opened read-only
@@ -314,6 +317,14 @@ class Db {
   // open in this process with no name left; else notes what the name now
   // leads to.
   bool SidecarLost(const char* suffix, dev_t* dev, ino_t* ino);
+  // Notes the -wal and -shm this connection has open once SQLite has made
+  // them (at its first transaction, when the store had none at the open), so
+  // that SidecarLost knows them from another process's later ones. A stat
+  // each while one is not known yet; nothing after.
+  void NoteNewSidecars() {
+    if (wal_ino_ == 0 || shm_ino_ == 0) NoteNewSidecarsSlow();
+  }
+  void NoteNewSidecarsSlow();
   // After a sidecar was lost: whether the close must leave the file as it
   // is, without SQLite's checkpoint and removal of the -wal. So when the
   // -wal this connection wrote is still named (the next open reads it), or

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -171,11 +172,19 @@ void Db::NoteOpenedFile() {
   sidecar_lost_ = false;
 }
 
+bool Db::FileMoved() {
+  int moved = 0;
+  return db_ != nullptr &&
+         sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK &&
+         moved != 0;
+}
+
 Status Db::CheckFileStillNamed(bool write) {
   // A stat costs about a microsecond, a few percent of a small write; a
   // write in the interval after the file went is lost with it anyway.
   static constexpr auto kFileCheckInterval = std::chrono::milliseconds(100);
   if (sidecar_lost_) return Status::IOError(file_gone_);
+  NoteNewSidecars();
   if (!file_gone_.empty()) return write ? Status::IOError(file_gone_) : Status::Ok();
   if (file_path_.empty()) return Status::Ok();
   const auto now = std::chrono::steady_clock::now();
@@ -229,6 +238,18 @@ Status Db::CheckSidecars() {
       "store in use)",
       which, file_path_, which);
   return Status::IOError(file_gone_);
+}
+
+void Db::NoteNewSidecarsSlow() {
+  if (file_path_.empty() || db_ == nullptr || sidecar_lost_) return;
+  for (auto [suffix, dev, ino] : {std::tuple("-wal", &wal_dev_, &wal_ino_),
+                                  std::tuple("-shm", &shm_dev_, &shm_ino_)}) {
+    struct stat named {};
+    if (*ino == 0 && ::stat((file_path_ + suffix).c_str(), &named) == 0) {
+      *dev = named.st_dev;
+      *ino = named.st_ino;
+    }
+  }
 }
 
 bool Db::SidecarLost(const char* suffix, dev_t* dev, ino_t* ino) {

@@ -2,6 +2,7 @@
 #include "grainstore/store.h"
 
 #include <sodium.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -370,13 +371,59 @@ bool EmptyAndAlone(const std::string& path) {
   return true;
 }
 
+// Holds the lock SQLite's connections take on a store file (the byte range
+// of its PENDING, RESERVED and SHARED locks) exclusively, through a
+// descriptor of its own, or nothing when another connection has the file
+// open for reading or writing (a connection to a store in WAL mode keeps a
+// shared lock there while it is open). While it is held, no process can
+// begin to read or write the file. An open file description lock: a
+// SQLite connection of this process counts as another owner.
+class StoreFileLock {
+ public:
+  explicit StoreFileLock(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW)) {
+    constexpr off_t kPendingByte = 0x40000000;  // SQLite's lock bytes (os_unix.c)
+    constexpr off_t kLockBytes = 2 + 510;       // PENDING, RESERVED, then SHARED
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = kPendingByte;
+    lock.l_len = kLockBytes;
+    held_ = fd_ >= 0 && ::fcntl(fd_, F_OFD_SETLK, &lock) == 0;
+  }
+  ~StoreFileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  StoreFileLock(const StoreFileLock&) = delete;
+  StoreFileLock& operator=(const StoreFileLock&) = delete;
+
+  // Whether the lock is held on the file `path` still names, as it was seen
+  // when `seen` was taken (same file, size and modification time).
+  bool HeldOnUnchanged(const std::string& path, const struct stat& seen) const {
+    struct stat now {};
+    struct stat named {};
+    return held_ && ::fstat(fd_, &now) == 0 && ::stat(path.c_str(), &named) == 0 &&
+           now.st_dev == named.st_dev && now.st_ino == named.st_ino &&
+           now.st_dev == seen.st_dev && now.st_ino == seen.st_ino &&
+           now.st_size == seen.st_size && now.st_mtim.tv_sec == seen.st_mtim.tv_sec &&
+           now.st_mtim.tv_nsec == seen.st_mtim.tv_nsec;
+  }
+
+ private:
+  int fd_;
+  bool held_ = false;
+};
+
 // A new store that could not be made: for want of room (a full disk, or no
 // inode left for its -wal), the files this open created are removed and the
 // failure said as docs/cli.md says it, unless the file came to hold a store
 // after all (made by another process meanwhile). For any other reason (out
-// of descriptors, say) only a file still empty and alone is removed: another
-// process may have opened it since and be making its store there. A lock
-// wait that ran out removes nothing. `impl` is closed first.
+// of descriptors, say) only a file still empty and alone is removed. Either
+// way only under StoreFileLock, and only while the file is as it was when
+// judged: another process may have opened it since and be making its store
+// there (it then finds its file removed before it writes, Store::Open, and
+// makes it again). A lock wait that ran out removes nothing. `impl` is
+// closed first.
 Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
                        const AbsentFiles& absent, Status status) {
   if (!absent.store_file || status.code() == StatusCode::kBusy) return status;
@@ -389,13 +436,21 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
                        FilesystemFull(dir);
   if (!no_room && !EmptyAndAlone(path)) return status;
   auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
+  struct stat judged {};
+  const bool named = ::stat(path.c_str(), &judged) == 0;
   impl.reset();
   // A connection that could not grow its -shm, or was never opened, cannot
   // read: the file is then judged by its size.
   const bool not_a_store = holds.has_value() ? !*holds : HoldsNoTables(path);
-  if (!not_a_store) return status;
-  std::error_code ec;
-  for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
+  if (!not_a_store || !named) return status;
+  {
+    const StoreFileLock lock(path);
+    if (!lock.HeldOnUnchanged(path, judged) || (!no_room && !EmptyAndAlone(path))) {
+      return status;
+    }
+    std::error_code ec;
+    for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
+  }
   if (!no_room) return status;
   return Status::IOError(fmt::format("cannot create a file in {}: its filesystem is full ({})",
                                      dir.string(), std::strerror(ENOSPC)))
@@ -466,6 +521,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
     // Another program's database is refused as it was found, before
     // ConfigureConnection switches it to WAL.
     Status ready = PrepareConnection(impl.get(), path, options, busy);
+    if (attempt < kSnapshotTries && impl->db.FileMoved()) {
+      // Another process's creation of this store failed meanwhile and
+      // removed the file (AbandonNewStore) before this one wrote to it:
+      // opened (made) again, at the name.
+      impl->db.Close();
+      continue;
+    }
     if (ready.ok()) break;
     if (ready.code() == StatusCode::kBusy && impl->db.snapshot() && attempt < kSnapshotTries) {
       impl->db.Close();

@@ -968,3 +968,44 @@ def test_a_second_init_racing_the_first_is_refused_and_leaks_nothing(areev, tmp_
         del a
     assert both == 0
     assert open_fds() <= before + 2
+
+
+@pytest.mark.parametrize("after", ["idle", "write"])
+def test_a_handle_whose_new_stores_wal_went_loses_no_other_write(areev, tmp_path, after):
+    # Issue: a handle that made a new store knew no -wal at its open (there was
+    # none yet) and never noted the one SQLite then made, so it could not tell
+    # it from another process's: once its -wal was deleted and another process
+    # wrote the store, the handle's close checkpointed its own frames over the
+    # other's, and the store was damaged ("btreeInitPage() returns error
+    # code 11"; both files gone). Deleting a store's -wal in use is not
+    # supported; losing another process's acknowledged write is still wrong.
+    import sqlite3
+    cli = areev_cli()
+    if cli is None:
+        pytest.skip("the CLI is not built")
+    db = str(tmp_path / "new.db")
+    m = areev.Areev(db)
+    try:
+        m.memory_tool(json.dumps({"command": "create", "path": "/memories/a.md",
+                                  "file_text": "one"}))
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.execute("PRAGMA wal_checkpoint").fetchone()
+        os.remove(db + "-wal")
+        made = subprocess.run([cli, "--db", db, "memtool",
+                               json.dumps({"command": "create", "path": "/memories/c.md",
+                                           "file_text": "c"})],
+                              capture_output=True, text=True, timeout=60)
+        assert made.returncode == 0, made.stderr
+        time.sleep(0.3)  # past the 100 ms between the handle's looks at its files
+        if after == "write":
+            with pytest.raises(areev.ToolError, match="Storage operation failed"):
+                m.memory_tool(json.dumps({"command": "create", "path": "/memories/b.md",
+                                          "file_text": "b"}))
+    finally:
+        m.close()
+    for key, body in (("/memories/a.md", "one"), ("/memories/c.md", "c")):
+        shown = subprocess.run([cli, "--db", db, "cat", key], capture_output=True, text=True,
+                               timeout=60)
+        assert (shown.returncode, shown.stdout) == (0, body), shown.stderr
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
