@@ -322,7 +322,7 @@ class Db {
   // that SidecarLost knows them from another process's later ones. A stat
   // each while one is not known yet; nothing after.
   void NoteNewSidecars() {
-    if (wal_ino_ == 0 || shm_ino_ == 0) NoteNewSidecarsSlow();
+    if (!sidecars_noted_) NoteNewSidecarsSlow();
   }
   void NoteNewSidecarsSlow();
   // After a sidecar was lost: whether the close must leave the file as it
@@ -365,6 +365,7 @@ class Db {
   // Set when the -wal or -shm this process has open lost its name; the store
   // file as it was then, for the close (KeepFileAtClose).
   bool sidecar_lost_ = false;
+  bool sidecars_noted_ = false;  // both known, or none to look for (NoteNewSidecars)
   struct stat file_at_loss_ {};
   int live_statements_ = 0;  // Statements in scope
   bool in_txn_ = false;      // a Transaction is active

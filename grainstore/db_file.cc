@@ -147,6 +147,7 @@ bool OpenFileUnlinked(dev_t dev, ino_t ino) {
 }  // namespace
 
 void Db::NoteOpenedFile() {
+  sidecars_noted_ = false;
   file_gone_.clear();
   file_checked_ = {};
   file_path_.clear();
@@ -241,7 +242,11 @@ Status Db::CheckSidecars() {
 }
 
 void Db::NoteNewSidecarsSlow() {
-  if (file_path_.empty() || db_ == nullptr || sidecar_lost_) return;
+  if (sidecar_lost_ || db_ == nullptr) return;
+  if (file_path_.empty() || snapshot()) {  // no file to watch, or no sidecars to make
+    sidecars_noted_ = true;
+    return;
+  }
   for (auto [suffix, dev, ino] : {std::tuple("-wal", &wal_dev_, &wal_ino_),
                                   std::tuple("-shm", &shm_dev_, &shm_ino_)}) {
     struct stat named {};
@@ -250,6 +255,7 @@ void Db::NoteNewSidecarsSlow() {
       *ino = named.st_ino;
     }
   }
+  sidecars_noted_ = wal_ino_ != 0 && shm_ino_ != 0;
 }
 
 bool Db::SidecarLost(const char* suffix, dev_t* dev, ino_t* ino) {
