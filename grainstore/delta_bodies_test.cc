@@ -298,6 +298,33 @@ TEST_F(DeltaBodiesTest, AVouchedAppendHashesOnlyTheNewBytes) {
   EXPECT_EQ(test::BodyRefMismatches(path_), 0);
 }
 
+// An unversioned file's freed body id is handed out again: another mount's
+// truncate and rewrite of the same size leaves the id and size an append
+// was made to, with other bytes. The append goes after those bytes.
+TEST_F(DeltaBodiesTest, AnAppendToAReusedBodyIdGoesAfterTheBodyNowStored) {
+  auto root = *store_->RootId(ns_);
+  auto n = store_->CreateNode(root, "f.tmp",
+                              NewNode{.kind = NodeKind::kFile, .mode = 0644,
+                                      .versioning = Versioning::kUnversioned});
+  ASSERT_TRUE(n.has_value());
+  // A version of another file keeps the empty body's row, below the next.
+  auto keep = store_->CreateNode(root, "keep.md", NewNode{.kind = NodeKind::kFile});
+  ASSERT_TRUE(keep.has_value());
+  ASSERT_TRUE(store_->WriteBody(keep->id, "").has_value());
+  auto first = store_->WriteBody(n->id, "AAAA\n");  // the newest row
+  ASSERT_TRUE(first.has_value());
+  const BodyBase base = first->base;
+  ASSERT_TRUE(store_->WriteBody(n->id, "").has_value());  // frees AAAA's row
+  auto rewritten = store_->WriteBody(n->id, "CCCC\n");
+  ASSERT_TRUE(rewritten.has_value());
+  ASSERT_EQ(rewritten->base.body, base.body) << "the premise: SQLite reused the row id";
+  auto appended = store_->WriteBody(n->id, "AAAA\nb\n", std::nullopt, {}, &base);
+  ASSERT_TRUE(appended.has_value()) << appended.error().ToString();
+  EXPECT_TRUE(appended->rebased);
+  EXPECT_EQ(*store_->ReadBody(n->id), "CCCC\nb\n");
+  EXPECT_EQ(test::BodyRefMismatches(path_), 0);
+}
+
 // A file whose content another file holds already (its body row shared)
 // goes on growing by deltas on that row: an append hashes its new bytes only.
 // On a shared delta row no run starts, so deltas do not stack across files.

@@ -136,6 +136,23 @@ TEST_F(StoreTest, FileInTheWayNamesTheNearestNodeWhenItIsNoDirectory) {
 // The mount looks a name up before it removes or moves it; another process
 // may give the name to another node in between. The store reports which node
 // it acted on, as found in its own transaction.
+// A mount's mknod: the file and its empty first version in one transaction,
+// so that a failure of the version leaves no file behind.
+TEST_F(StoreTest, CreateNodeCanSealAnEmptyFirstVersion) {
+  auto root = *store_->RootId(ns_);
+  auto made = store_->CreateNode(
+      root, "n.md", NewNode{.kind = NodeKind::kFile, .mode = 0644, .seal_empty = true});
+  ASSERT_TRUE(made.has_value()) << made.error().ToString();
+  EXPECT_NE(made->chain_id, 0u);
+  auto versions = store_->History(ns_, "/memories/n.md");
+  ASSERT_TRUE(versions.has_value());
+  ASSERT_EQ(versions->size(), 1u);
+  EXPECT_EQ(*store_->ReadFile(ns_, "/memories/n.md"), "");
+  auto plain = store_->CreateNode(root, "p.md", NewNode{.kind = NodeKind::kFile, .mode = 0644});
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->chain_id, 0u);  // without it: no version until the first save
+}
+
 TEST_F(StoreTest, RemoveAndRenameReportTheNodesTheyActedOn) {
   auto root = *store_->RootId(ns_);
   const auto make = [&](const char* name) {
