@@ -364,7 +364,11 @@ int RunMount(const MountOptions& given) {
   const fuse_lowlevel_ops ops = BuildOperations();
   std::unique_ptr<fuse_session, SessionDeleter> se(
       fuse_session_new(args.get(), &ops, sizeof(ops), &fs));
-  if (!se) return 2;  // libfuse printed why (an unknown -o option)
+  if (!se) {  // libfuse printed why (an unknown -o option, a value it cannot read)
+    Log(LogLevel::kError, "cannot mount {}: libfuse refused its options (its reason is above)",
+        options.mountpoint);
+    return 2;
+  }
 
   // An existing store is opened first, so that one this user cannot use is
   // refused before anything is mounted. A new one is created only once the

@@ -283,6 +283,9 @@ def test_mount_usage_errors(run_areev, db, tmp_path):
     bad_opt = run_areev("mount", str(tmp_path / "mp"), "--db", str(fresh), "-o", "no_such_opt",
                         "-f")
     assert bad_opt.returncode == 2 and "unknown option" in bad_opt.stderr, bad_opt.stderr
+    assert bad_opt.stderr.endswith(
+        f"areev mount: ERROR: cannot mount {tmp_path}/mp: libfuse refused its options "
+        f"(its reason is above)\n"), bad_opt.stderr
     assert not fresh.exists()  # libfuse refused the option before the store was opened
     assert not os.path.ismount(str(tmp_path / "mp"))
     junk = tmp_path / "junk.db"
