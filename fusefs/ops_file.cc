@@ -75,6 +75,50 @@ void OpenVersion(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (fuse_reply_open(req, fi) != 0) fs.handles().Remove(fi->fh);
 }
 
+// Whether the caller of `req` may open a file with `node`'s owner, group
+// and mode for the access `flags` ask, as the kernel's own check would.
+bool MayOpen(fuse_req_t req, const grainstore::NodeInfo& node, int flags) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  if (ctx->uid == 0) return true;
+  unsigned want = (flags & O_ACCMODE) == O_RDONLY ? 4u : (flags & O_ACCMODE) == O_WRONLY ? 2u : 6u;
+  if (flags & O_TRUNC) want |= 2u;
+  bool in_group = ctx->gid == node.gid;
+  if (!in_group) {
+    gid_t groups[64];
+    const int n = fuse_req_getgroups(req, 64, groups);
+    for (int i = 0; i < std::min(n, 64) && !in_group; ++i) in_group = groups[i] == node.gid;
+  }
+  const unsigned shift = ctx->uid == node.uid ? 6u : in_group ? 3u : 0u;
+  return ((node.mode >> shift) & want) == want;
+}
+
+// A create that met a file another process made at the name, when the
+// kernel has no retry left to look the name up and open it itself: opened
+// here, with the checks the kernel would make (its owner and mode; a
+// directory or a symlink is not opened).
+void CreateExisting(fuse_req_t req, Filesystem& fs, fuse_ino_t parent, const char* name,
+                    fuse_file_info* fi) {
+  auto node = fs.store().Lookup(fs.FromFuse(parent), name);
+  if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));
+  if (node->kind == NodeKind::kDirectory) return (void)fuse_reply_err(req, EISDIR);
+  if (node->kind != NodeKind::kFile) return (void)fuse_reply_err(req, ELOOP);
+  if (!MayOpen(req, *node, fi->flags)) return (void)fuse_reply_err(req, EACCES);
+  fuse_entry_param e{};
+  fs.MakeEntry(*node, &e);
+  auto inode = fs.inodes().Find(node->id);
+  const bool direct = fs.coherence().ChangedLately(node->key);
+  fi->fh = fs.NewHandle(fi->flags, direct);
+  bool keep;
+  {
+    std::lock_guard<std::mutex> lock(inode->mu);
+    keep = OpenLocked(*inode, fi);
+    fs.FillAttrLocked(*inode, &e.attr);
+  }
+  fi->keep_cache = keep;
+  fi->direct_io = direct;
+  fuse_reply_create(req, &e, fi);
+}
+
 // One write into the inode's draft, under its mutex; returns an errno.
 int WriteLocked(Filesystem& fs, Inode& inode, const char* buf, size_t size, off_t off,
                 const fuse_file_info* fi) {
@@ -121,9 +165,10 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
   Guarded(req, "create", [&] {
     Filesystem& fs = Fs(req);
     if (int err = fs.CheckNewName(parent, name, "create")) return (void)fuse_reply_err(req, err);
-    if (fs.SendsBackName(fuse_req_ctx(req)->pid, parent, name)) {
-      return (void)fuse_reply_err(req, ESTALE);
-    }
+    const std::int64_t tid = fuse_req_ctx(req)->pid;
+    // Before SendsBackName uses the pass up: whether this is a retry.
+    const bool retry = fs.sent_back().Holds(tid, NowNs(), parent, name);
+    if (fs.SendsBackName(tid, parent, name)) return (void)fuse_reply_err(req, ESTALE);
     const fuse_ctx* ctx = fuse_req_ctx(req);
     grainstore::NewNode spec;
     spec.kind = NodeKind::kFile;
@@ -141,7 +186,10 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
       // Another process made the name after the kernel's lookup found none:
       // sent back, the kernel looks the name up again and opens what it
       // finds itself, checking its permissions and following a symlink, as
-      // open(O_CREAT) of an existing name does on a local disk.
+      // open(O_CREAT) of an existing name does on a local disk. The kernel
+      // retries once: a retry is answered here.
+      if (retry) return CreateExisting(req, fs, parent, name, fi);
+      (void)fs.sent_back().Admit(tid, NowNs());  // the retry's pass
       return (void)fuse_reply_err(req, ESTALE);
     }
     if (!node) return (void)fuse_reply_err(req, FailureErrno("create", node.error()));

@@ -39,6 +39,15 @@ void SentBack::Looked(std::int64_t tid, std::uint64_t parent, std::string_view n
   }
 }
 
+bool SentBack::Holds(std::int64_t tid, std::int64_t now_ns, std::uint64_t parent,
+                     std::string_view name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::any_of(passes_.begin(), passes_.end(), [&](const Pass& p) {
+    return p.tid == tid && now_ns - p.at_ns < window_ns_ &&
+           (p.in_force || (p.missed_parent == parent && p.missed_name == name));
+  });
+}
+
 void SentBack::UseUp(std::int64_t tid) {
   std::lock_guard<std::mutex> lock(mu_);
   if (passes_.empty()) return;

@@ -48,6 +48,11 @@ class SentBack {
   void Looked(std::int64_t tid, std::uint64_t parent, std::string_view name, bool found);
   // Uses up `tid`'s pass, if any. Cheap when no pass is held.
   void UseUp(std::int64_t tid);
+  // Whether `tid` holds a pass at `now_ns` (in force, or set aside by a
+  // lookup of `name` in `parent`): its request is then the kernel's one
+  // retry, and sending it back again would fail the system call with ESTALE.
+  bool Holds(std::int64_t tid, std::int64_t now_ns, std::uint64_t parent,
+             std::string_view name);
 
   static constexpr std::size_t kMaxPasses = 256;
 

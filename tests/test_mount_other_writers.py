@@ -448,6 +448,56 @@ def test_a_create_that_meets_another_processs_new_file_checks_its_permissions(tm
         assert rc == 0, m.log()
 
 
+# Issue: a create that meets a name another process made is sent back
+# (ESTALE) so that the kernel opens the file itself; when that create was
+# already the kernel's one retry (its directory had just been replaced by
+# another process, which sends the first try back), the caller got ESTALE
+# from open(O_CREAT). A retry now opens the file here, with the same checks.
+def test_a_create_retried_after_a_send_back_opens_another_processs_new_file(tmp_path):
+    db = tmp_path / "agent.db"
+    areev(db, "memtool", '{"command":"create","path":"/memories/seed.md","file_text":"x\\n"}')
+    m = Mount(db, tmp_path / "mnt").start()
+    try:
+        for i in range(8):
+            d = m.path / f"d{i}"
+            d.mkdir()
+            (d / "seed.md").write_text("s\n")
+            (d / "seed.md").stat()  # the kernel holds d and its entry
+            memtool(db, {"command": "rename", "old_path": f"/memories/d{i}",
+                         "new_path": f"/memories/d{i}.old"})
+            memtool(db, {"command": "create", "path": f"/memories/d{i}/g.md", "file_text": "g\n"})
+            hold = sqlite3.connect(db, isolation_level=None, timeout=5)
+            hold.execute("BEGIN IMMEDIATE")  # the retried create waits after its lookup
+            outcome = {}
+
+            def opener():
+                try:
+                    fd = os.open(d / "f.md", os.O_WRONLY | os.O_CREAT, 0o644)
+                    os.write(fd, b"mount\n")
+                    os.close(fd)
+                    outcome["errno"] = 0
+                except OSError as e:
+                    outcome["errno"] = e.errno
+
+            t = threading.Thread(target=opener)
+            t.start()
+            time.sleep(0.5)
+            rival = subprocess.Popen(
+                [areev_path(), "--db", str(db), "memtool",
+                 json.dumps({"command": "create", "path": f"/memories/d{i}/f.md",
+                             "file_text": "memtool\n"})],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.7)
+            hold.execute("ROLLBACK")
+            hold.close()
+            t.join(timeout=60)
+            rival.communicate(timeout=60)
+            assert outcome["errno"] == 0, os.strerror(outcome["errno"])
+    finally:
+        rc = m.stop()
+        assert rc == 0, m.log()
+
+
 def race_target(mnt, dirname):
     """A file DIR/t.md made through the mount, and the rounds a race runs."""
     d = mnt.path / dirname
