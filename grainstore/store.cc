@@ -397,16 +397,14 @@ class StoreFileLock {
   StoreFileLock(const StoreFileLock&) = delete;
   StoreFileLock& operator=(const StoreFileLock&) = delete;
 
-  // Whether the lock is held on the file `path` still names, as it was seen
-  // when `seen` was taken (same file, size and modification time).
-  bool HeldOnUnchanged(const std::string& path, const struct stat& seen) const {
-    struct stat now {};
+  bool opened() const { return fd_ >= 0; }
+  bool held() const { return held_; }
+  // Whether the file locked is the one `path` names now.
+  bool OnFileNamed(const std::string& path) const {
+    struct stat locked {};
     struct stat named {};
-    return held_ && ::fstat(fd_, &now) == 0 && ::stat(path.c_str(), &named) == 0 &&
-           now.st_dev == named.st_dev && now.st_ino == named.st_ino &&
-           now.st_dev == seen.st_dev && now.st_ino == seen.st_ino &&
-           now.st_size == seen.st_size && now.st_mtim.tv_sec == seen.st_mtim.tv_sec &&
-           now.st_mtim.tv_nsec == seen.st_mtim.tv_nsec;
+    return ::fstat(fd_, &locked) == 0 && ::stat(path.c_str(), &named) == 0 &&
+           locked.st_dev == named.st_dev && locked.st_ino == named.st_ino;
   }
 
  private:
@@ -419,14 +417,15 @@ class StoreFileLock {
 // failure said as docs/cli.md says it, unless the file came to hold a store
 // after all (made by another process meanwhile). For any other reason (out
 // of descriptors, say) only a file still empty and alone is removed. Either
-// way only under StoreFileLock, and only while the file is as it was when
-// judged: another process may have opened it since and be making its store
-// there (it then finds its file removed before it writes, Store::Open, and
-// makes it again). A lock wait that ran out removes nothing. `impl` is
+// way only under StoreFileLock, judged again while it is held: another
+// process may have opened the file since and be making its store there (it
+// then finds its file removed before it writes, Store::Open, and makes it
+// again). On a full disk another creator fails too and lets go: the lock is
+// waited for a moment. A lock wait that ran out removes nothing. `impl` is
 // closed first.
 Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
                        const AbsentFiles& absent, Status status) {
-  if (!absent.store_file || status.code() == StatusCode::kBusy) return status;
+  if (status.code() == StatusCode::kBusy) return status;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
   // SQLite says FULL when a page does not fit, an I/O error (errno ENOSPC)
@@ -434,27 +433,35 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
   // -wal none, and SQLite's errno is then an earlier call's.
   const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC ||
                        FilesystemFull(dir);
+  Status full = Status::IOError(fmt::format("cannot create a file in {}: its filesystem is "
+                                            "full ({})", dir.string(), std::strerror(ENOSPC)))
+                    .WithErrno(ENOSPC);
+  if (!absent.store_file) {
+    // Another process began the store: it removes what it made, and a want
+    // of room is said the same way here.
+    impl.reset();
+    return no_room && HoldsNoTables(path) ? std::move(full) : status;
+  }
   if (!no_room && !EmptyAndAlone(path)) return status;
   auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
-  struct stat judged {};
-  const bool named = ::stat(path.c_str(), &judged) == 0;
   impl.reset();
   // A connection that could not grow its -shm, or was never opened, cannot
   // read: the file is then judged by its size.
-  const bool not_a_store = holds.has_value() ? !*holds : HoldsNoTables(path);
-  if (!not_a_store || !named) return status;
-  {
+  if (holds.has_value() ? *holds : !HoldsNoTables(path)) return status;
+  constexpr int kLockTries = 20;  // a second, on a full disk
+  for (int attempt = 1;; ++attempt) {
     const StoreFileLock lock(path);
-    if (!lock.HeldOnUnchanged(path, judged) || (!no_room && !EmptyAndAlone(path))) {
-      return status;
+    if (lock.held()) {
+      if (lock.OnFileNamed(path) && (no_room ? HoldsNoTables(path) : EmptyAndAlone(path))) {
+        std::error_code ec;
+        for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
+      }
+      break;
     }
-    std::error_code ec;
-    for (const std::string& file : absent.paths) std::filesystem::remove(file, ec);
+    if (!no_room || !lock.opened() || attempt == kLockTries) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  if (!no_room) return status;
-  return Status::IOError(fmt::format("cannot create a file in {}: its filesystem is full ({})",
-                                     dir.string(), std::strerror(ENOSPC)))
-      .WithErrno(ENOSPC);
+  return no_room ? std::move(full) : status;
 }
 
 // After the file is open: checks that it holds a store (or may become one),
@@ -491,8 +498,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
   ForkHoldOff opening;
   if (sodium_init() < 0) return Status::IOError("libsodium failed to initialise");
   auto impl = std::make_unique<StoreImpl>(options);
-  const AbsentFiles absent =
-      options.create_if_missing ? AbsentFiles::At(path) : AbsentFiles{};
+  AbsentFiles absent = options.create_if_missing ? AbsentFiles::At(path) : AbsentFiles{};
   const std::string busy = fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms);
   // A snapshot opened while no process had the store open no longer
   // describes the file once a writer opens it meanwhile (its -wal and -shm
@@ -526,6 +532,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
       // removed the file (AbandonNewStore) before this one wrote to it:
       // opened (made) again, at the name.
       impl->db.Close();
+      if (options.create_if_missing) absent = AbsentFiles::At(path);
       continue;
     }
     if (ready.ok()) break;

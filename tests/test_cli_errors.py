@@ -1261,6 +1261,31 @@ def test_a_new_store_on_a_full_disk_says_so_and_leaves_no_file(run_areev, tmp_pa
                f"write create a store)\n")
 
 
+# Issue: two processes creating one new store on a full disk at once each
+# left it to the other: the first to fail found the other's connection on the
+# file and removed nothing, the other had not made the file and removed
+# nothing either; a 4 KiB store file (or an empty one and a 3-byte -shm)
+# stayed, and both said SQLite's "database or disk is full".
+@pytest.mark.parametrize("room", [0, 80 << 10])
+def test_two_new_stores_on_a_full_disk_at_once_say_so_and_leave_no_file(areev_bin, tmp_path,
+                                                                         room):
+    with tmpfs(tmp_path / "full", "size=2m") as fs:
+        pad = fill(fs)
+        os.truncate(pad, pad.stat().st_size - room)
+        before = sorted(os.listdir(fs))
+        for _ in range(3):
+            procs = [subprocess.Popen([areev_bin, "--db", str(fs / "new.db"), "memtool",
+                                       create(f"/memories/{who}.md", "x\n")],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                     for who in ("a", "b")]
+            for proc in procs:
+                _, err = proc.communicate(timeout=60)
+                assert (proc.returncode, err) == (
+                    3, f"areev: cannot open store {fs / 'new.db'}: cannot create a file in {fs}: "
+                       f"its filesystem is full (No space left on device)\n"), err
+            assert sorted(os.listdir(fs)) == before
+
+
 # Issue: a purge whose final checkpoint could not grow the database file on a
 # full disk said only "database or disk is full", after the purge had
 # committed. It now says the file is purged and what may remain; a purge run
