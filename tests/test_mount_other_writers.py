@@ -384,6 +384,25 @@ def test_an_append_after_another_mounts_same_size_rewrite_keeps_it(tmp_path, nam
             assert rc == 0, m.log()
 
 
+def create_while_locked(db, key, text, start, wait=1.0):
+    """Holds the store's write lock (so that a mount's create started by
+    `start()` waits after its lookup), then has `areev memtool` create `key`
+    with `text` (it waits for the lock too) and lets go: who commits first
+    is the race. Returns once the rival has ended."""
+    hold = sqlite3.connect(db, isolation_level=None, timeout=5)
+    hold.execute("BEGIN IMMEDIATE")
+    start()
+    time.sleep(wait)
+    rival = subprocess.Popen(
+        [areev_path(), "--db", str(db), "memtool",
+         json.dumps({"command": "create", "path": key, "file_text": text})],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.7)
+    hold.execute("ROLLBACK")
+    hold.close()
+    rival.communicate(timeout=60)
+
+
 OPEN_AS_NOBODY = """
 import os, sys
 os.setgid(65534)
@@ -418,21 +437,15 @@ def test_a_create_that_meets_another_processs_new_file_checks_its_permissions(tm
         os.chmod(pub, 0o1777)
         for i in range(3):
             name = f"p{i}.md"
-            hold = sqlite3.connect(db, isolation_level=None, timeout=5)
-            hold.execute("BEGIN IMMEDIATE")  # the mount's create waits after its lookup
-            opener = subprocess.Popen([sys.executable, "-c", OPEN_AS_NOBODY, str(pub / name)],
-                                      stdout=subprocess.PIPE, text=True)
-            time.sleep(1.0)
-            rival = subprocess.Popen(
-                [areev_path(), "--db", str(db), "memtool",
-                 json.dumps({"command": "create", "path": f"/memories/pub/{name}",
-                             "file_text": "made by root\n"})],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(0.7)
-            hold.execute("ROLLBACK")
-            hold.close()
-            opened = int(opener.communicate(timeout=60)[0])
-            rival.communicate(timeout=60)
+            opener = []
+
+            def start():
+                opener.append(subprocess.Popen(
+                    [sys.executable, "-c", OPEN_AS_NOBODY, str(pub / name)],
+                    stdout=subprocess.PIPE, text=True))
+
+            create_while_locked(db, f"/memories/pub/{name}", "made by root\n", start)
+            opened = int(opener[0].communicate(timeout=60)[0])
             # Whichever made the file first owns it (root's create over
             # nobody's file is a new version of it); nobody never writes a
             # file root made.
@@ -466,8 +479,6 @@ def test_a_create_retried_after_a_send_back_opens_another_processs_new_file(tmp_
             memtool(db, {"command": "rename", "old_path": f"/memories/d{i}",
                          "new_path": f"/memories/d{i}.old"})
             memtool(db, {"command": "create", "path": f"/memories/d{i}/g.md", "file_text": "g\n"})
-            hold = sqlite3.connect(db, isolation_level=None, timeout=5)
-            hold.execute("BEGIN IMMEDIATE")  # the retried create waits after its lookup
             outcome = {}
 
             def opener():
@@ -480,18 +491,9 @@ def test_a_create_retried_after_a_send_back_opens_another_processs_new_file(tmp_
                     outcome["errno"] = e.errno
 
             t = threading.Thread(target=opener)
-            t.start()
-            time.sleep(0.5)
-            rival = subprocess.Popen(
-                [areev_path(), "--db", str(db), "memtool",
-                 json.dumps({"command": "create", "path": f"/memories/d{i}/f.md",
-                             "file_text": "memtool\n"})],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(0.7)
-            hold.execute("ROLLBACK")
-            hold.close()
+            # The retried create waits after its lookup.
+            create_while_locked(db, f"/memories/d{i}/f.md", "memtool\n", t.start, wait=0.5)
             t.join(timeout=60)
-            rival.communicate(timeout=60)
             assert outcome["errno"] == 0, os.strerror(outcome["errno"])
     finally:
         rc = m.stop()
