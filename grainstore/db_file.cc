@@ -144,6 +144,15 @@ bool OpenFileUnlinked(dev_t dev, ino_t ino) {
   return ino != 0 && LinksOfOpenFile(dev, ino) == nlink_t{0};
 }
 
+// Records the device and inode number of the file the path names, if any;
+// leaves them as they were otherwise.
+void NoteFileAt(const std::string& path, dev_t* dev, ino_t* ino) {
+  struct stat named {};
+  if (::stat(path.c_str(), &named) != 0) return;
+  *dev = named.st_dev;
+  *ino = named.st_ino;
+}
+
 }  // namespace
 
 void Db::NoteOpenedFile() {
@@ -162,14 +171,10 @@ void Db::NoteOpenedFile() {
   file_dir_ino_ = dir.st_ino;
   file_dev_ = named.st_dev;
   file_ino_ = named.st_ino;
-  struct stat wal {};
-  const bool has_wal = ::stat((file_path_ + "-wal").c_str(), &wal) == 0;
-  wal_dev_ = has_wal ? wal.st_dev : 0;
-  wal_ino_ = has_wal ? wal.st_ino : 0;
-  struct stat shm {};
-  const bool has_shm = ::stat((file_path_ + "-shm").c_str(), &shm) == 0;
-  shm_dev_ = has_shm ? shm.st_dev : 0;
-  shm_ino_ = has_shm ? shm.st_ino : 0;
+  wal_dev_ = shm_dev_ = 0;
+  wal_ino_ = shm_ino_ = 0;
+  NoteFileAt(file_path_ + "-wal", &wal_dev_, &wal_ino_);
+  NoteFileAt(file_path_ + "-shm", &shm_dev_, &shm_ino_);
   sidecar_lost_ = false;
 }
 
@@ -192,9 +197,7 @@ Status Db::CheckFileStillNamed(bool write) {
   if (now - file_checked_ < kFileCheckInterval) return Status::Ok();
   file_checked_ = now;
   // SQLite's own look: its path now names another file, or none.
-  int moved = 0;
-  if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
-      moved == 0) {
+  if (!FileMoved()) {
     // The -wal SQLite has open now is also noted for the day the directory
     // goes: the file itself may keep a name elsewhere while its -wal goes
     // with it.
@@ -249,11 +252,7 @@ void Db::NoteNewSidecarsSlow() {
   }
   for (auto [suffix, dev, ino] : {std::tuple("-wal", &wal_dev_, &wal_ino_),
                                   std::tuple("-shm", &shm_dev_, &shm_ino_)}) {
-    struct stat named {};
-    if (*ino == 0 && ::stat((file_path_ + suffix).c_str(), &named) == 0) {
-      *dev = named.st_dev;
-      *ino = named.st_ino;
-    }
+    if (*ino == 0) NoteFileAt(file_path_ + suffix, dev, ino);
   }
   sidecars_noted_ = wal_ino_ != 0 && shm_ino_ != 0;
 }
