@@ -57,14 +57,21 @@ def ext4(path, size_mb, inodes=None):
         image.unlink()
 
 
-def fill(directory):
-    """Fills the filesystem of `directory` with a file `pad` until ENOSPC;
-    returns the filler's path."""
+def fill(directory, leave=0):
+    """Fills the filesystem of `directory` with a file `pad` until ENOSPC or,
+    given `leave`, until at most `leave` bytes are free; returns the filler's
+    path."""
     pad = directory / "pad"
+    chunk = b"\0" * (64 << 10 if leave else 4096)
+
+    def room_left():
+        st = os.statvfs(directory)
+        return st.f_bfree * st.f_frsize > leave
+
     fd = os.open(pad, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        while True:
-            os.write(fd, b"\0" * 4096)
+        while not leave or room_left():
+            os.write(fd, chunk)
     except OSError as e:
         assert e.errno == errno.ENOSPC
     finally:

@@ -338,19 +338,6 @@ def test_a_mknod_whose_version_cannot_be_saved_leaves_no_file(tmp_path):
     assert "/memories/n0000.md" in view
 
 
-def fill_to(directory, free_bytes):
-    """Fills the filesystem of `directory` with a file `pad` until at most
-    `free_bytes` are free; returns the filler's path."""
-    pad = directory / "pad"
-    with open(pad, "wb") as out:
-        while True:
-            st = os.statvfs(directory)
-            if st.f_bfree * st.f_frsize <= free_bytes:
-                return pad
-            out.write(b"\0" * (64 << 10))
-            out.flush()
-
-
 # Issue: an unlink (or a rename over the file) first saves the file's unsaved
 # writes; when that save failed (room enough for the unlink, too little for
 # the writes) the unlink went ahead: the writes were lost with no error to
@@ -372,7 +359,7 @@ def test_an_unlink_whose_save_first_fails_is_refused(tmp_path, op):
             fd = os.open(f, os.O_WRONLY | os.O_APPEND)
             try:
                 os.write(fd, lines)
-                pad = fill_to(fs, 600_000)
+                pad = fill(fs, leave=600_000)
                 with pytest.raises(OSError) as e:
                     if op == "unlink":
                         os.unlink(f)
