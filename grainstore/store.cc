@@ -433,14 +433,16 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
   // -wal none, and SQLite's errno is then an earlier call's.
   const bool no_room = status.code() == StatusCode::kNoSpace || status.sys_errno() == ENOSPC ||
                        FilesystemFull(dir);
-  Status full = Status::IOError(fmt::format("cannot create a file in {}: its filesystem is "
-                                            "full ({})", dir.string(), std::strerror(ENOSPC)))
-                    .WithErrno(ENOSPC);
+  const auto full = [&dir] {
+    return Status::IOError(fmt::format("cannot create a file in {}: its filesystem is full ({})",
+                                       dir.string(), std::strerror(ENOSPC)))
+        .WithErrno(ENOSPC);
+  };
   if (!absent.store_file) {
     // Another process began the store: it removes what it made, and a want
     // of room is said the same way here.
     impl.reset();
-    return no_room && HoldsNoTables(path) ? std::move(full) : status;
+    return no_room && HoldsNoTables(path) ? full() : status;
   }
   if (!no_room && !EmptyAndAlone(path)) return status;
   auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
@@ -461,7 +463,7 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
     if (!no_room || !lock.opened() || attempt == kLockTries) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return no_room ? std::move(full) : status;
+  return no_room ? full() : status;
 }
 
 // After the file is open: checks that it holds a store (or may become one),
