@@ -10,8 +10,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -120,6 +123,19 @@ class Db {
   Status Open(const std::string& path, bool create_if_missing);
   // What Open checks of `path` before it opens anything (Store::CheckPath).
   static Status CheckPath(const std::string& path);
+  // Reads the first bytes of the file at `path`, up to out.size(): how many,
+  // or nullopt when it cannot be opened or read. Through SQLite's default
+  // VFS, not open(2): closing a descriptor drops every POSIX lock the process
+  // holds on the file, its SQLite connections' too (a connection to a WAL
+  // store keeps a shared lock while open, which keeps the last other one to
+  // close from deleting the -wal and -shm under it); SQLite's close waits
+  // until they are released.
+  static std::optional<std::size_t> ReadFileStart(const std::string& path,
+                                                  std::span<unsigned char> out);
+  // Whether a descriptor of this process is open on the file `path` names
+  // (a connection's, or one SQLite keeps until its locks are released): a
+  // descriptor of the file opened and closed now would drop their locks.
+  static bool OpenInProcess(const std::string& path);
   // Opens the database file read-only as an immutable snapshot: no locks, no
   // WAL, no shared-memory index. Only for a file no connection has open and
   // whose WAL holds nothing; a write transaction fails with ReadOnly, saying

@@ -1,16 +1,20 @@
 // The store's file as a path: checked before SQLite opens it (Db::Open,
 // Db::CheckPath), and, while open, looked at before each write transaction
-// for whether its name still leads to it (Db::CheckFileStillNamed).
+// for whether its name still leads to it (Db::CheckFileStillNamed); its
+// first bytes read without dropping a connection's lock (Db::ReadFileStart).
 #include <sqlite3.h>
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <system_error>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -122,7 +126,8 @@ namespace {
 // process holds open (one of SQLite's descriptors), found through
 // /proc/self/fd; nullopt when none is found. Read only while a store's path
 // and its directory are gone from where they were (at most every 100 ms, a
-// walk over the process's descriptors, tens of microseconds).
+// walk over the process's descriptors, tens of microseconds), and after a
+// creation of a store failed (OpenInProcess).
 std::optional<nlink_t> LinksOfOpenFile(dev_t dev, ino_t ino) {
   std::error_code ec;
   const std::filesystem::directory_iterator end;
@@ -154,6 +159,40 @@ void NoteFileAt(const std::string& path, dev_t* dev, ino_t* ino) {
 }
 
 }  // namespace
+
+std::optional<std::size_t> Db::ReadFileStart(const std::string& path,
+                                             std::span<unsigned char> out) {
+  sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+  if (vfs == nullptr) return std::nullopt;
+  std::vector<char> full(static_cast<std::size_t>(vfs->mxPathname) + 1);
+  if (vfs->xFullPathname(vfs, path.c_str(), static_cast<int>(full.size()), full.data()) !=
+      SQLITE_OK) {
+    return std::nullopt;
+  }
+  std::vector<sqlite3_int64> space((static_cast<std::size_t>(vfs->szOsFile) + 7) / 8);
+  auto* file = reinterpret_cast<sqlite3_file*>(space.data());
+  int flags = 0;
+  if (vfs->xOpen(vfs, full.data(), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags) !=
+      SQLITE_OK) {
+    return std::nullopt;
+  }
+  std::optional<std::size_t> got;
+  sqlite3_int64 size = 0;
+  if (file->pMethods->xFileSize(file, &size) == SQLITE_OK) {
+    const auto n = std::min(static_cast<std::size_t>(std::max<sqlite3_int64>(size, 0)),
+                            out.size());
+    if (n == 0 || file->pMethods->xRead(file, out.data(), static_cast<int>(n), 0) == SQLITE_OK) {
+      got = n;
+    }
+  }
+  (void)file->pMethods->xClose(file);
+  return got;
+}
+
+bool Db::OpenInProcess(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && LinksOfOpenFile(st.st_dev, st.st_ino).has_value();
+}
 
 void Db::NoteOpenedFile() {
   sidecars_noted_ = false;

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -135,11 +134,9 @@ struct FileHeader {
 
   static FileHeader Of(const std::string& path) {
     FileHeader h;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return h;
-    h.opened = true;
-    h.got = std::fread(h.bytes, 1, sizeof h.bytes, f);
-    std::fclose(f);
+    const auto got = Db::ReadFileStart(path, h.bytes);  // keeps this process's locks
+    h.opened = got.has_value();
+    h.got = got.value_or(0);
     return h;
   }
   // Whether the first `need` bytes were read and begin with SQLite's magic.
@@ -377,11 +374,14 @@ bool EmptyAndAlone(const std::string& path) {
 // open for reading or writing (a connection to a store in WAL mode keeps a
 // shared lock there while it is open). While it is held, no process can
 // begin to read or write the file. An open file description lock: a
-// SQLite connection of this process counts as another owner.
+// SQLite connection of this process counts as another owner. Nor is the file
+// opened while this process has it open elsewhere: the close would drop
+// that connection's locks.
 class StoreFileLock {
  public:
   explicit StoreFileLock(const std::string& path)
-      : fd_(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW)) {
+      : fd_(Db::OpenInProcess(path) ? -1
+                                    : ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW)) {
     constexpr off_t kPendingByte = 0x40000000;  // SQLite's lock bytes (os_unix.c)
     constexpr off_t kLockBytes = 2 + 510;       // PENDING, RESERVED, then SHARED
     struct flock lock {};

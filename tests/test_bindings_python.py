@@ -6,8 +6,10 @@ import os
 import pickle
 import re
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -516,6 +518,49 @@ def test_close_while_other_threads_call(areev, db):
         th.join()
     assert outcomes.count("closed") == 4  # every worker saw the close, none crashed
     assert set(outcomes) <= {"ok", "closed"}
+
+
+# ---- handles of one process ------------------------------------------------
+
+# Issue: a process reading another user's store lost its first handle's lock
+# on the store file when it opened a second: the second open read the file's
+# header with open(2) and close(2), and a close drops every POSIX lock the
+# process holds on the file. The owner's close then counted itself the last
+# user, folded the -wal in and deleted it and the -shm, and every read
+# through the first handle failed ("-wal file ... was deleted").
+def test_a_readers_second_handle_leaves_the_first_ones_lock(areev):
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        pytest.skip("needs root and runuser to act as another user")
+    pkg_dir, _ = build_bindings()
+    shared = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        shared.chmod(0o1777)  # nobody may make files beside the store, as in /tmp
+        shutil.copytree(pkg_dir / "areev", shared / "pkg" / "areev")
+        subprocess.run(["chmod", "-R", "a+rX", str(shared / "pkg")], check=True)
+        db = shared / "agent.db"
+        owner = areev.Areev(str(db))
+        owner.memory_tool(json.dumps({"command": "create", "path": "/memories/a.md",
+                                      "file_text": "hello\n"}))
+        db.chmod(0o644)
+        code = ("import sys; sys.path.insert(0, sys.argv[2]); import areev\n"
+                "first = areev.Areev(sys.argv[1]); first.read('/memories/a.md')\n"
+                "second = areev.Areev(sys.argv[1]); print('opened', flush=True)\n"
+                "sys.stdin.readline(); print(first.read('/memories/a.md'), end='')\n")
+        reader = subprocess.Popen(["runuser", "-u", "nobody", "--", sys.executable, "-c", code,
+                                   str(db), str(shared / "pkg")], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert reader.stdout.readline() == "opened\n", reader.stderr.read()
+            owner.close()
+            # The reader still has the store open: its -wal and -shm stay.
+            assert (shared / "agent.db-wal").exists() and (shared / "agent.db-shm").exists()
+            out, err = reader.communicate("\n", timeout=60)
+        finally:
+            reader.kill()
+            reader.wait()
+        assert (reader.returncode, out, err) == (0, "hello\n", "")
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 # ---- packaging -----------------------------------------------------------
