@@ -498,9 +498,13 @@ Status Db::KeepSnapshotCurrent(bool to_write) {
   return reopened;
 }
 
-Status Db::OpenAs(const std::string& name, int flags) {
-  (void)InstallSqliteMemory();  // both before the VFS initialises SQLite
+void Db::ConfigureSqlite() {
+  (void)InstallSqliteMemory();
   (void)InstallSqlitePageCache();
+}
+
+Status Db::OpenAs(const std::string& name, int flags) {
+  ConfigureSqlite();  // before the VFS starts SQLite
   ReleaseInherited();  // before this process's new connection takes its locks
   open_flags_ = flags;
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());

@@ -285,6 +285,10 @@ class Db {
   // Closes every connection this process's parent opened, once per
   // process, before a Db runs a statement or opens a connection.
   static void ReleaseInherited();
+  // Gives SQLite areev's allocator and page cache, before anything of this
+  // process starts SQLite (a connection's open, or ReadFileStart's VFS):
+  // SQLite takes neither once started.
+  static void ConfigureSqlite();
   // Closes the connection if it was opened before a fork() (see above).
   // With the registry's lock held.
   void ReleaseIfInheritedLocked(unsigned forks);

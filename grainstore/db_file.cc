@@ -162,6 +162,7 @@ void NoteFileAt(const std::string& path, dev_t* dev, ino_t* ino) {
 
 std::optional<std::size_t> Db::ReadFileStart(const std::string& path,
                                              std::span<unsigned char> out) {
+  ConfigureSqlite();  // the lookup starts SQLite
   sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
   if (vfs == nullptr) return std::nullopt;
   std::vector<char> full(static_cast<std::size_t>(vfs->mxPathname) + 1);

@@ -1139,6 +1139,51 @@ def test_a_store_path_is_measured_as_sqlite_resolves_it(run_areev, tmp_path):
     assert proc.returncode == 2 and "bytes long as an absolute path" in proc.stderr
 
 
+def arena_mib(pid):
+    """The sizes in MiB of the process's mappings of 1 GiB or more: SQLite's
+    page-cache arena reserves 4 GiB of address space (grainstore/
+    sqlite_memory.cc), and nothing else in areev maps that much."""
+    sizes = []
+    with open(f"/proc/{pid}/maps") as maps:
+        for line in maps:
+            start, end = (int(x, 16) for x in line.split()[0].split("-"))
+            if end - start >= 1 << 30:
+                sizes.append((end - start) >> 20)
+    return sizes
+
+
+# Issue: a reader that may not write the store read the file's header before
+# its first connection, and that read started SQLite on its defaults: its
+# allocator and page cache, which SQLite takes only before it starts, were
+# never areev's (a reader's first views in a large store ran slower).
+@pytest.mark.skipif(os.environ.get("AREEV_PRESET") == "asan",
+                    reason="sanitizer builds keep SQLite on malloc")
+def test_a_reader_who_cannot_write_runs_sqlite_with_areevs_settings(as_nobody, run_areev):
+    shared, nobody = as_nobody
+    shared.chmod(0o1777)
+    db = str(shared / "agent.db")
+    assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db).returncode == 0
+    os.chmod(db, 0o644)
+    for command in ([str(shared / "areev")], nobody):  # the owner, then a reader
+        proc = subprocess.Popen(command + ["memtool", "--batch", "--db", db],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            proc.stdin.write(json.dumps({"command": "view", "path": "/memories/a.md"}) + "\n")
+            proc.stdin.flush()
+            assert "     1\ta\n" in json.loads(proc.stdout.readline())["content"]
+            areev_pid = proc.pid
+            if command is nobody:  # runuser's child
+                children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                          text=True).stdout.split()
+                assert len(children) == 1
+                areev_pid = int(children[0])
+            assert [mib >= 4092 for mib in arena_mib(areev_pid)] == [True], command
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=60)
+
+
 def test_readers_racing_the_owners_writes_never_leave_files_of_their_own(as_nobody):
     # The owner's every write opens and closes the store (its -wal and -shm
     # come and go); a reader that may not write the store must never create
