@@ -1155,7 +1155,7 @@ def arena_mib(pid):
 # Issue: a reader that may not write the store read the file's header before
 # its first connection, and that read started SQLite on its defaults: its
 # allocator and page cache, which SQLite takes only before it starts, were
-# never areev's (a reader's first views in a large store ran slower).
+# never areev's (no huge-page arena, no page-cache layer for such a reader).
 @pytest.mark.skipif(os.environ.get("AREEV_PRESET") == "asan",
                     reason="sanitizer builds keep SQLite on malloc")
 def test_a_reader_who_cannot_write_runs_sqlite_with_areevs_settings(as_nobody, run_areev):
