@@ -40,9 +40,14 @@ struct InsertLine {
   std::string text;
 };
 
-// How many match lines str_replace's ambiguity message lists; the rest are
+// How many match lines str_replace's ambiguity message lists for an empty
+// old_str (one per code point, a cap the contract allows); the rest are
 // counted (", and N more").
 inline constexpr std::size_t kMaxListedMatches = 100000;
+// How many bytes of match lines it lists for any other old_str: every one,
+// as the contract says, up to as much as a view of a 64 MiB file answers
+// (over five million matches); past that the rest are counted the same way.
+inline constexpr std::size_t kMaxListedBytes = std::size_t{64} << 20;
 
 ToolResult Success(std::string content);
 ToolResult Failure(std::string message);

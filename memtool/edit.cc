@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,18 +42,20 @@ std::size_t Find(std::string_view hay, std::string_view needle, std::size_t from
 }
 
 // Appends the 1-based line of every position in `starts` order; `next` yields
-// ascending byte offsets and npos at the end. Past kMaxListedMatches lines
-// the rest are counted, not listed (", and N more"): a file of a million
-// newlines searched for "" or "\n" would otherwise answer with a gigabyte of
-// line numbers. The contract lets a backend cap the list.
+// ascending byte offsets and npos at the end. Past `max_listed` lines, or
+// kMaxListedBytes of them, the rest are counted, not listed (", and N
+// more"): a file of 100 MiB of newlines searched for "" or "\n" would
+// otherwise answer with a gigabyte of line numbers.
 template <typename NextFn>
-void AppendMatchLines(std::string* out, std::string_view hay, std::size_t first, NextFn next) {
+void AppendMatchLines(std::string* out, std::string_view hay, std::size_t first,
+                      std::size_t max_listed, NextFn next) {
+  const std::size_t list_start = out->size();
   std::size_t line = 1;
   std::size_t counted_to = 0;
   std::size_t listed = 0;
   std::size_t unlisted = 0;
   for (std::size_t pos = first; pos != std::string_view::npos; pos = next(pos)) {
-    if (listed == kMaxListedMatches) {
+    if (listed == max_listed || out->size() - list_start >= kMaxListedBytes) {
       ++unlisted;
       continue;
     }
@@ -84,10 +87,11 @@ std::string AmbiguousMessage(std::string_view current, std::string_view old_str)
         ++pos;
       return pos;
     };
-    AppendMatchLines(&msg, current, 0, next);
+    AppendMatchLines(&msg, current, 0, kMaxListedMatches, next);
   } else {
     auto next = [current, old_str](std::size_t pos) { return Find(current, old_str, pos + 1); };
-    AppendMatchLines(&msg, current, Find(current, old_str, 0), next);
+    AppendMatchLines(&msg, current, Find(current, old_str, 0),
+                     std::numeric_limits<std::size_t>::max(), next);
   }
   msg.append(". Please ensure it is unique");
   return msg;

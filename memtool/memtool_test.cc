@@ -347,7 +347,9 @@ TEST_F(MemoryToolTest, InputAboveLimitIsRejectedUnparsed) {
 }
 
 // Issue: a file of newlines searched for "" or "\n" answered with one line
-// number per byte, a 1 GB message for a 100 MiB file.
+// number per byte, a 1 GB message for a 100 MiB file. The contract lets a
+// backend cap the list for an empty old_str only; any other lists every match
+// below kMaxListedBytes.
 TEST_F(MemoryToolTest, AnAmbiguityMessageListsAtMostItsCapAndCountsTheRest) {
   const std::size_t extra = 7;
   const json create = {{"command", "create"},
@@ -364,20 +366,43 @@ TEST_F(MemoryToolTest, AnAmbiguityMessageListsAtMostItsCapAndCountsTheRest) {
   EXPECT_EQ(empty.message, "No replacement was performed. Multiple occurrences of old_str `` in "
                            "lines: " + lines + ", and " + std::to_string(extra) +
                            " more. Please ensure it is unique");
+  std::string all_lines = lines;
+  for (std::size_t i = internal::kMaxListedMatches + 1;
+       i < internal::kMaxListedMatches + extra; ++i) {
+    all_lines += ", " + std::to_string(i);
+  }
   const ToolResult newline = tool_.Execute(
       R"({"command":"str_replace","path":"/memories/n.txt","old_str":"\n","new_str":"x"})");
   EXPECT_EQ(newline.message, "No replacement was performed. Multiple occurrences of old_str `\n` "
-                             "in lines: " + lines + ", and " + std::to_string(extra - 1) +
-                             " more. Please ensure it is unique");
+                             "in lines: " + all_lines + ". Please ensure it is unique");
   // At the cap, nothing is left out.
   const json exact = {{"command", "create"},
                       {"path", "/memories/e.txt"},
-                      {"file_text", std::string(internal::kMaxListedMatches, '\n')}};
+                      {"file_text", std::string(internal::kMaxListedMatches - 1, '\n')}};
   ASSERT_FALSE(tool_.Execute(exact.dump()).is_error);
   const ToolResult all = tool_.Execute(
-      R"({"command":"str_replace","path":"/memories/e.txt","old_str":"\n","new_str":"x"})");
-  EXPECT_EQ(all.message, "No replacement was performed. Multiple occurrences of old_str `\n` "
+      R"({"command":"str_replace","path":"/memories/e.txt","old_str":"","new_str":"x"})");
+  EXPECT_EQ(all.message, "No replacement was performed. Multiple occurrences of old_str `` "
                          "in lines: " + lines + ". Please ensure it is unique");
+}
+
+TEST_F(MemoryToolTest, AnAmbiguityMessageListsMatchesUntilItsByteCapAndCountsTheRest) {
+  // One line of "a": every match is line 1, "1" then ", 1" each, so the list
+  // reaches kMaxListedBytes after `listed` matches.
+  const std::size_t listed = (internal::kMaxListedBytes - 1) / 3 + 1;
+  const std::size_t extra = 5;
+  const json create = {{"command", "create"},
+                       {"path", "/memories/a.txt"},
+                       {"file_text", std::string(listed + extra, 'a')}};
+  ASSERT_FALSE(tool_.Execute(create.dump()).is_error);
+  const ToolResult result = tool_.Execute(
+      R"({"command":"str_replace","path":"/memories/a.txt","old_str":"a","new_str":"b"})");
+  std::string expected = "No replacement was performed. Multiple occurrences of old_str `a` in "
+                         "lines: 1";
+  for (std::size_t i = 1; i < listed; ++i) expected += ", 1";
+  expected += ", and " + std::to_string(extra) + " more. Please ensure it is unique";
+  EXPECT_EQ(result.message.size(), expected.size());
+  EXPECT_TRUE(result.message == expected);  // not printed: 64 MiB
 }
 
 TEST(ToJsonLineTest, Format) {
