@@ -338,8 +338,11 @@ Status ConfigureConnection(Db* db, const Options& options) {
   // Switching a new file to WAL takes its exclusive lock. Two processes
   // creating one store both hold a shared lock when they ask, and SQLite
   // answers one of them Busy at once rather than wait into a deadlock; that
-  // one asks again once the other is done.
-  GRAINSTORE_RETURN_IF_ERROR(RetryWhileBusy(options.busy_timeout_ms, "", [&]() -> Result<bool> {
+  // one asks again once the other is done. A snapshot takes no lock: its
+  // Busy says a writer changed the file since it was opened, which no wait
+  // mends (Store::Open opens it again).
+  const int wait_ms = db->snapshot() ? 0 : options.busy_timeout_ms;
+  GRAINSTORE_RETURN_IF_ERROR(RetryWhileBusy(wait_ms, "", [&]() -> Result<bool> {
     auto mode = db->QueryInt("PRAGMA journal_mode = WAL");
     if (!mode.has_value()) return mode.error();
     return true;

@@ -2,6 +2,7 @@
 // cannot create its -shm (Store::Open picks it; the CLI tests cover that
 // choice as another user).
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "db.h"
 #include "grainstore/store.h"
+#include "schema.h"
 #include "test_util.h"
 
 namespace grainstore {
@@ -78,6 +80,27 @@ void AddFile(const std::string& path, const std::string& key) {
 }
 
 constexpr char kCountFiles[] = "SELECT count(*) FROM nodes WHERE kind = 2";
+
+// Issue: a reader that may not write the store opened it as a snapshot while
+// no process had it open; when the owner wrote it before the reader's open
+// had configured its connection, the configuration retried the snapshot's
+// Busy for the whole busy timeout (30 s by default) before Store::Open opened
+// it again, though no wait could make the snapshot current.
+TEST(SnapshotOpenTest, ConfiguringASnapshotAWriterChangedAnswersBusyAtOnce) {
+  test::ScratchDir dir("snapshot_open");
+  const std::string path = dir.File("s.db");
+  AddFile(path, "/memories/a.md");
+  Db db;
+  ASSERT_TRUE(db.OpenSnapshot(path, "because of the test").ok());
+  AddFile(path, "/memories/b.md");
+  Options options;
+  options.busy_timeout_ms = 20000;
+  const auto start = std::chrono::steady_clock::now();
+  const Status configured = ConfigureConnection(&db, options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(configured.code(), StatusCode::kBusy) << configured.ToString();
+  EXPECT_LT(took, std::chrono::seconds(5));  // not the 20 s busy timeout
+}
 
 TEST(SnapshotOpenTest, AChangedFileIsOpenedAgainBetweenStatementsOnly) {
   test::ScratchDir dir("snapshot_open");
