@@ -505,6 +505,8 @@ void Db::ConfigureSqlite() {
 
 Status Db::OpenAs(const std::string& name, int flags) {
   ConfigureSqlite();  // before the VFS starts SQLite
+  shared_why_.clear();
+  shared_errno_ = 0;
   ReleaseInherited();  // before this process's new connection takes its locks
   open_flags_ = flags;
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
@@ -802,11 +804,14 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
     }
     GRAINSTORE_RETURN_IF_ERROR(db_->EndHeldRead());
   }
-  if (!read_ && db_->snapshot()) {
-    std::string message = fmt::format("the store cannot be written: {}", db_->snapshot_why_);
-    Status refused = db_->snapshot_errno_ == ENOSPC ? Status::NoSpace(std::move(message))
-                                                    : Status::ReadOnly(std::move(message));
-    return std::move(refused).WithErrno(db_->snapshot_errno_);
+  if (const bool snapshot = db_->snapshot();
+      !read_ && (snapshot || !db_->shared_why_.empty())) {
+    const int why_errno = snapshot ? db_->snapshot_errno_ : db_->shared_errno_;
+    std::string message = fmt::format("the store cannot be written: {}",
+                                      snapshot ? db_->snapshot_why_ : db_->shared_why_);
+    Status refused = why_errno == ENOSPC ? Status::NoSpace(std::move(message))
+                                         : Status::ReadOnly(std::move(message));
+    return std::move(refused).WithErrno(why_errno);
   }
   if (!read_) GRAINSTORE_RETURN_IF_ERROR(db_->CheckFileStillNamed(true));
   // Read before BEGIN: a commit landing in between makes the stamp older

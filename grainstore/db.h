@@ -152,8 +152,9 @@ class Db {
   // Opens the database file read-only through the -wal and -shm its writers
   // keep, never creating either (SQLite's readonly_shm): for a user who may
   // not write the store's file. Without a -wal SQLite reads the file in
-  // rollback mode instead (see InWalMode).
-  Status OpenReadOnlyShared(const std::string& path);
+  // rollback mode instead (see InWalMode). A write transaction fails with
+  // ReadOnly, saying `why`, with the errno `why_errno`, as a snapshot's does.
+  Status OpenReadOnlyShared(const std::string& path, std::string why, int why_errno);
   // Whether the connection reads through the WAL (PRAGMA journal_mode).
   Result<bool> InWalMode();
   // Closes the connection; Open* may follow. Only before it is used.
@@ -367,6 +368,8 @@ class Db {
   std::uint64_t opens_ = 0;   // connections opened
   std::string snapshot_why_;  // set by OpenSnapshot
   int snapshot_errno_ = 0;    // set by OpenSnapshot
+  std::string shared_why_;    // set by OpenReadOnlyShared, cleared by every open
+  int shared_errno_ = 0;      // set by OpenReadOnlyShared
   std::string snapshot_path_;
   struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
   std::chrono::steady_clock::time_point file_checked_{};  // CheckFileStillNamed's last look

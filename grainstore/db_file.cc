@@ -314,9 +314,12 @@ bool Db::SidecarLost(const char* suffix, dev_t* dev, ino_t* ino) {
   return false;
 }
 
-Status Db::OpenReadOnlyShared(const std::string& path) {
+Status Db::OpenReadOnlyShared(const std::string& path, std::string why, int why_errno) {
   GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
-  return OpenReadOnlyUri(path, "readonly_shm=1");
+  GRAINSTORE_RETURN_IF_ERROR(OpenReadOnlyUri(path, "readonly_shm=1"));
+  shared_why_ = std::move(why);
+  shared_errno_ = why_errno;
+  return Status::Ok();
 }
 
 }  // namespace grainstore

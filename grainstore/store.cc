@@ -53,6 +53,13 @@ bool FilesystemFull(const std::filesystem::path& dir) {
   return (free.bytes && *free.bytes < kRoomForSidecars) || (free.inodes && *free.inodes < 2);
 }
 
+// Why a store whose file this user may not write (`file`, errno `why_errno`)
+// was opened read-only, `how` (", as a snapshot," or "").
+std::string CannotWriteReason(const char* how, const std::string& file, int why_errno) {
+  return fmt::format("it was opened read-only{} because this user cannot write {} ({})", how,
+                     file, std::strerror(why_errno));
+}
+
 // Why the store at `path` must be read as an immutable snapshot, or "" when
 // it can be opened as usual; `*real` is the file's path, symlinks resolved
 // (SQLite keeps the -wal and -shm beside the file a link names). A WAL
@@ -81,11 +88,7 @@ std::string SnapshotReason(const std::string& path, std::string* real, int* why_
   if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
   *real = file.string();
   *why_errno = !file_writable ? file_why : full ? ENOSPC : dir_why;
-  if (!file_writable) {
-    return fmt::format("it was opened read-only, as a snapshot, because this user cannot write "
-                       "{} ({})",
-                       file.string(), std::strerror(file_why));
-  }
+  if (!file_writable) return CannotWriteReason(", as a snapshot,", file.string(), file_why);
   if (full) {
     return fmt::format(
         "it was opened read-only, as a snapshot, because the filesystem of {} is full ({}); "
@@ -178,7 +181,12 @@ Status OpenForReader(Db* db, const std::string& path) {
     if (std::string real, why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
       return db->OpenSnapshot(real, std::move(why), why_errno);
     }
-    GRAINSTORE_RETURN_IF_ERROR(db->OpenReadOnlyShared(path));
+    std::error_code ec;
+    const std::filesystem::path file = std::filesystem::canonical(path, ec);
+    const std::string named = ec ? path : file.string();
+    const int why = ::access(named.c_str(), W_OK) == 0 ? EACCES : errno;
+    GRAINSTORE_RETURN_IF_ERROR(
+        db->OpenReadOnlyShared(path, CannotWriteReason("", named, why), why));
     auto wal = db->InWalMode();
     if (wal.has_value() && *wal) return Status::Ok();
     db->Close();

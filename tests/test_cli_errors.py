@@ -1184,6 +1184,39 @@ def test_a_reader_who_cannot_write_runs_sqlite_with_areevs_settings(as_nobody, r
             proc.wait(timeout=60)
 
 
+# Issue: a user who may not write the store, asking for a namespace it does
+# not have, was told why only while no process had the store open (a
+# snapshot); through the owner's -wal and -shm the answer was SQLite's
+# "attempt to write a readonly database", with EROFS's errno.
+def test_a_reader_is_told_why_it_cannot_write_whether_or_not_the_owner_has_the_store_open(
+        as_nobody, run_areev):
+    shared, nobody = as_nobody
+    shared.chmod(0o1777)
+    db = str(shared / "agent.db")
+    assert run_areev("memtool", create("/memories/a.md", "a\n"), "--db", db).returncode == 0
+    os.chmod(db, 0o644)
+    view = ["memtool", json.dumps({"command": "view", "path": "/memories"}), "--db", db,
+            "--ns", "other"]
+    why = f"because this user cannot write {os.path.realpath(db)} (Permission denied)\n"
+    owner = subprocess.Popen([str(shared / "areev"), "memtool", "--batch", "--db", db],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        owner.stdin.write(json.dumps({"command": "view", "path": "/memories"}) + "\n")
+        owner.stdin.flush()
+        assert owner.stdout.readline()  # the owner has the store open
+        proc = subprocess.run(nobody + view, capture_output=True, text=True)
+        assert (proc.returncode, proc.stderr) == (
+            1, "areev: namespace other: the store cannot be written: it was opened read-only "
+               + why)
+    finally:
+        owner.stdin.close()
+        owner.wait(timeout=60)
+    proc = subprocess.run(nobody + view, capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (
+        1, "areev: namespace other: the store cannot be written: it was opened read-only, as a "
+           "snapshot, " + why)
+
+
 def test_readers_racing_the_owners_writes_never_leave_files_of_their_own(as_nobody):
     # The owner's every write opens and closes the store (its -wal and -shm
     # come and go); a reader that may not write the store must never create
