@@ -328,6 +328,7 @@ Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* re
 struct AbsentFiles {
   std::vector<std::string> paths;
   bool store_file = false;  // the store file itself is among them
+  struct stat found {};     // the store file's, when there was one to stat
 
   static AbsentFiles At(const std::string& path) {
     AbsentFiles absent;
@@ -341,7 +342,28 @@ struct AbsentFiles {
         if (*suffix == '\0') absent.store_file = true;
       }
     }
+    if (!absent.store_file && ::stat(path.c_str(), &absent.found) != 0) absent.found = {};
     return absent;
+  }
+
+  // All of the store's files, the store file first: after an open that made
+  // them all (see Replaced).
+  static AbsentFiles All(const std::string& path) {
+    AbsentFiles absent;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      absent.paths.push_back(path + suffix);
+    }
+    absent.store_file = true;
+    return absent;
+  }
+
+  // Whether the store file found by At is gone and another is at its name:
+  // another creator's failure removed it after At looked (with any -wal and
+  // -shm it made), and the open that followed made the file again.
+  bool Replaced(const std::string& path) const {
+    struct stat now {};
+    return found.st_ino != 0 && ::stat(path.c_str(), &now) == 0 &&
+           (now.st_dev != found.st_dev || now.st_ino != found.st_ino);
   }
 };
 
@@ -520,6 +542,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Option
         !opened.ok()) {
       return AbandonNewStore(std::move(impl), path, absent, std::move(opened));
     }
+    if (options.create_if_missing && absent.Replaced(path)) absent = AbsentFiles::All(path);
     // A caller that may not create a store reads: SQLite would take an empty
     // file for a new database, and configuring the connection would write a
     // store into it, as migrating would into a SQLite database without one.
