@@ -187,6 +187,8 @@ class Db {
   bool FileMoved();
   // Why the file is read as a snapshot ("" when it is not).
   const std::string& snapshot_why() const { return snapshot_why_; }
+  // The system's reason for the snapshot (EACCES, ENOSPC, ...; 0 when none).
+  int snapshot_errno() const { return snapshot_errno_; }
   // True when the connection cannot write (a snapshot, or opened read-only
   // because this user may not write the store).
   bool read_only() const;

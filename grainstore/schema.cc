@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -338,10 +339,15 @@ Status ConfigureConnection(Db* db, const Options& options) {
   // Switching a new file to WAL takes its exclusive lock. Two processes
   // creating one store both hold a shared lock when they ask, and SQLite
   // answers one of them Busy at once rather than wait into a deadlock; that
-  // one asks again once the other is done. A snapshot takes no lock: its
-  // Busy says a writer changed the file since it was opened, which no wait
-  // mends (Store::Open opens it again).
-  const int wait_ms = db->snapshot() ? 0 : options.busy_timeout_ms;
+  // one asks again once the other is done. A snapshot of a store this user
+  // may not write takes no lock: its Busy says a writer changed the file
+  // since it was opened, which no wait mends (Store::Open opens it again).
+  // One taken for want of room still waits: there a creator may have opened
+  // the file of another whose creation failed, and the wait lets that one
+  // remove it first (Store::Open then makes the store again, or says the
+  // disk is full).
+  const bool reader = db->snapshot() && db->snapshot_errno() != ENOSPC;
+  const int wait_ms = reader ? 0 : options.busy_timeout_ms;
   GRAINSTORE_RETURN_IF_ERROR(RetryWhileBusy(wait_ms, "", [&]() -> Result<bool> {
     auto mode = db->QueryInt("PRAGMA journal_mode = WAL");
     if (!mode.has_value()) return mode.error();
