@@ -34,9 +34,15 @@ Status Reject(EditOutcome* outcome, std::string message) {
 
 // First byte offset >= from where `needle` (non-empty) occurs, or npos.
 // glibc's memmem is linear-time (two-way), so hostile inputs cannot stall.
+// A one-byte needle is memchr's: it reads only up to the match, where
+// AddressSanitizer's memmem checks the whole rest of the text on each call
+// (minutes for the millions of matches of an ambiguity list under ASan).
 std::size_t Find(std::string_view hay, std::string_view needle, std::size_t from) {
   if (from > hay.size() || hay.size() - from < needle.size()) return std::string_view::npos;
-  const void* hit = memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
+  const void* hit =
+      needle.size() == 1
+          ? std::memchr(hay.data() + from, needle[0], hay.size() - from)
+          : memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
   return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - hay.data())
              : std::string_view::npos;
 }
