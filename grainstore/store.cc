@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -326,13 +327,16 @@ Status WaitForCreator(const std::function<Result<bool>()>& ready, const char* re
 // exist before a command that may create the store: what a creation that
 // fails must remove, and nothing else.
 struct AbsentFiles {
+  // The store file's name carries these suffixes: itself, then SQLite's own.
+  static constexpr std::array<const char*, 4> kSuffixes = {"", "-wal", "-shm", "-journal"};
+
   std::vector<std::string> paths;
   bool store_file = false;  // the store file itself is among them
   struct stat found {};     // the store file's, when there was one to stat
 
   static AbsentFiles At(const std::string& path) {
     AbsentFiles absent;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    for (const char* suffix : kSuffixes) {
       struct stat st {};
       const std::string file = path + suffix;
       // A dangling symbolic link exists: SQLite would create its target,
@@ -350,7 +354,7 @@ struct AbsentFiles {
   // them all (see Replaced).
   static AbsentFiles All(const std::string& path) {
     AbsentFiles absent;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    for (const char* suffix : kSuffixes) {
       absent.paths.push_back(path + suffix);
     }
     absent.store_file = true;
