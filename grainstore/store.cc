@@ -71,15 +71,20 @@ std::string CannotWriteReason(const char* how, const std::string& file, int why_
 // this user's, and the owner could write the store no more. With no -shm and
 // nothing in the WAL, no process has the store open and the file holds every
 // commit, so a snapshot of it is the store as it is. `*why_errno` is the
-// system's reason (EACCES, ENOSPC, ...).
+// system's reason (EACCES, ENOSPC, ...). When it returns "", `*real` is still
+// the file's path (as given if it cannot be resolved) and `*why_errno` why
+// this user cannot write it (EACCES if the system now says it can), for a
+// reader's shared read-only open.
 std::string SnapshotReason(const std::string& path, std::string* real, int* why_errno) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path file = fs::canonical(path, ec);
+  *real = ec ? path : file.string();
+  const bool file_writable = ::access(real->c_str(), W_OK) == 0;
+  const int file_why = file_writable ? EACCES : errno;
+  *why_errno = file_why;
   if (ec || !fs::is_regular_file(file, ec) || fs::file_size(file, ec) == 0 || ec) return "";
   const fs::path dir = file.parent_path();
-  const bool file_writable = ::access(file.c_str(), W_OK) == 0;
-  const int file_why = errno;
   const bool dir_writable = ::access(dir.c_str(), W_OK) == 0;
   const int dir_why = errno;
   const bool full = file_writable && dir_writable && FilesystemFull(dir);
@@ -87,7 +92,6 @@ std::string SnapshotReason(const std::string& path, std::string* real, int* why_
   if (fs::exists(file.string() + "-shm", ec) || ec) return "";
   const std::string wal = file.string() + "-wal";
   if (fs::exists(wal, ec) && (fs::file_size(wal, ec) != 0 || ec)) return "";
-  *real = file.string();
   *why_errno = !file_writable ? file_why : full ? ENOSPC : dir_why;
   if (!file_writable) return CannotWriteReason(", as a snapshot,", file.string(), file_why);
   if (full) {
@@ -179,15 +183,12 @@ Status OpenForReader(Db* db, const std::string& path) {
   const auto give_up = std::chrono::steady_clock::now() + kEmptyFileGrace;
   for (int attempt = 0;; ++attempt) {
     int why_errno = 0;
-    if (std::string real, why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
+    std::string real;
+    if (std::string why = SnapshotReason(path, &real, &why_errno); !why.empty()) {
       return db->OpenSnapshot(real, std::move(why), why_errno);
     }
-    std::error_code ec;
-    const std::filesystem::path file = std::filesystem::canonical(path, ec);
-    const std::string named = ec ? path : file.string();
-    const int why = ::access(named.c_str(), W_OK) == 0 ? EACCES : errno;
     GRAINSTORE_RETURN_IF_ERROR(
-        db->OpenReadOnlyShared(path, CannotWriteReason("", named, why), why));
+        db->OpenReadOnlyShared(path, CannotWriteReason("", real, why_errno), why_errno));
     auto wal = db->InWalMode();
     if (wal.has_value() && *wal) return Status::Ok();
     db->Close();
