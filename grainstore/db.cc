@@ -309,8 +309,8 @@ void Db::ReleaseInherited() {
 void Db::Close() {
   ReleaseInherited();  // an inherited connection is closed without its held read's COMMIT
   CloseConnection(true);
-  snapshot_why_.clear();  // the next open says what it is
-  snapshot_errno_ = 0;
+  refusal_why_.clear();  // the next open says what it is
+  refusal_errno_ = 0;
   snapshot_path_.clear();
   snapshot_stat_ = {};
 }
@@ -486,8 +486,8 @@ Status Db::KeepSnapshotCurrent(bool to_write) {
   if (!reopen_ || reopening_ || live_statements_ != 0) return current;
   std::string path = snapshot_path_;
   CloseConnection(true);
-  snapshot_why_.clear();
-  snapshot_errno_ = 0;
+  refusal_why_.clear();
+  refusal_errno_ = 0;
   snapshot_path_.clear();
   snapshot_stat_ = {};
   uri_query_.clear();
@@ -505,8 +505,8 @@ void Db::ConfigureSqlite() {
 
 Status Db::OpenAs(const std::string& name, int flags) {
   ConfigureSqlite();  // before the VFS starts SQLite
-  shared_why_.clear();
-  shared_errno_ = 0;
+  refusal_why_.clear();
+  refusal_errno_ = 0;
   ReleaseInherited();  // before this process's new connection takes its locks
   open_flags_ = flags;
   int rc = sqlite3_open_v2(name.c_str(), &db_, flags, CoalescingVfsName());
@@ -804,11 +804,9 @@ Status Transaction::BeginOnce(Kind kind, bool no_wait) {
     }
     GRAINSTORE_RETURN_IF_ERROR(db_->EndHeldRead());
   }
-  if (const bool snapshot = db_->snapshot();
-      !read_ && (snapshot || !db_->shared_why_.empty())) {
-    const int why_errno = snapshot ? db_->snapshot_errno_ : db_->shared_errno_;
-    std::string message = fmt::format("the store cannot be written: {}",
-                                      snapshot ? db_->snapshot_why_ : db_->shared_why_);
+  if (!read_ && !db_->refusal_why_.empty()) {
+    const int why_errno = db_->refusal_errno_;
+    std::string message = fmt::format("the store cannot be written: {}", db_->refusal_why_);
     Status refused = why_errno == ENOSPC ? Status::NoSpace(std::move(message))
                                          : Status::ReadOnly(std::move(message));
     return std::move(refused).WithErrno(why_errno);

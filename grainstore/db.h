@@ -181,14 +181,14 @@ class Db {
   // answers cached elsewhere no longer describe.
   std::uint64_t opens() const { return opens_; }
   // True after OpenSnapshot.
-  bool snapshot() const { return !snapshot_why_.empty(); }
+  bool snapshot() const { return !snapshot_path_.empty(); }
   // Whether the store's path no longer leads to the file this connection has
   // open (SQLite's look, SQLITE_FCNTL_HAS_MOVED); false when not open.
   bool FileMoved();
   // Why the file is read as a snapshot ("" when it is not).
-  const std::string& snapshot_why() const { return snapshot_why_; }
+  std::string snapshot_why() const { return snapshot() ? refusal_why_ : std::string(); }
   // The system's reason for the snapshot (EACCES, ENOSPC, ...; 0 when none).
-  int snapshot_errno() const { return snapshot_errno_; }
+  int snapshot_errno() const { return snapshot() ? refusal_errno_ : 0; }
   // True when the connection cannot write (a snapshot, or opened read-only
   // because this user may not write the store).
   bool read_only() const;
@@ -368,11 +368,12 @@ class Db {
   Reopen reopen_;
   bool reopening_ = false;    // inside KeepSnapshotCurrent's open
   std::uint64_t opens_ = 0;   // connections opened
-  std::string snapshot_why_;  // set by OpenSnapshot
-  int snapshot_errno_ = 0;    // set by OpenSnapshot
-  std::string shared_why_;    // set by OpenReadOnlyShared, cleared by every open
-  int shared_errno_ = 0;      // set by OpenReadOnlyShared
-  std::string snapshot_path_;
+  // Why this connection may not write and the system's reason (EACCES,
+  // ENOSPC, ...): set by OpenSnapshot and OpenReadOnlyShared, cleared by
+  // every open.
+  std::string refusal_why_;
+  int refusal_errno_ = 0;
+  std::string snapshot_path_;  // set by OpenSnapshot
   struct stat snapshot_stat_ {};  // the file as OpenSnapshot found it
   std::chrono::steady_clock::time_point file_checked_{};  // CheckFileStillNamed's last look
   std::string file_gone_;  // why writes are refused, once the file went

@@ -111,8 +111,8 @@ Status Db::CheckPath(const std::string& path) {
 Status Db::OpenSnapshot(const std::string& path, std::string why, int why_errno) {
   if (path.empty()) return Status::InvalidArgument("the store path is empty");
   GRAINSTORE_RETURN_IF_ERROR(OpenReadOnlyUri(path, "immutable=1"));
-  snapshot_why_ = std::move(why);
-  snapshot_errno_ = why_errno;
+  refusal_why_ = std::move(why);
+  refusal_errno_ = why_errno;
   snapshot_path_ = path;
   if (::stat(path.c_str(), &snapshot_stat_) != 0) {
     return Status::IOError(fmt::format("cannot stat {}", path));
@@ -317,8 +317,8 @@ bool Db::SidecarLost(const char* suffix, dev_t* dev, ino_t* ino) {
 Status Db::OpenReadOnlyShared(const std::string& path, std::string why, int why_errno) {
   GRAINSTORE_RETURN_IF_ERROR(CheckStorePath(path));
   GRAINSTORE_RETURN_IF_ERROR(OpenReadOnlyUri(path, "readonly_shm=1"));
-  shared_why_ = std::move(why);
-  shared_errno_ = why_errno;
+  refusal_why_ = std::move(why);
+  refusal_errno_ = why_errno;
   return Status::Ok();
 }
 
