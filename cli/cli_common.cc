@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -84,9 +85,14 @@ int ReportError(std::string_view what, const grainstore::Status& status) {
 grainstore::Status WithMovedNote(const Session& s, std::string_view key,
                                  const grainstore::Status& status) {
   if (!status.IsNotFound()) return status;
-  // A file deleted at `key` since is what the path names (cat finds no live
-  // file there, history and restore find it).
-  if (s.store->FindChain(s.ns, key).has_value()) return status;
+  // A file at `key` since a move away is what the path names (a deleted one:
+  // cat finds no live file there, history and restore find it): a move counts
+  // only if every file that lay at `key` was gone by then.
+  std::int64_t last_there_ns = 0;
+  if (auto latest = s.store->FindChain(s.ns, key); latest.has_value()) {
+    if (latest->state == grainstore::ChainState::kLive) return status;
+    last_there_ns = latest->deleted_ns;
+  }
   // The file that left: the chain its own rename names, or one of the files
   // where a directory's renames lead that has a version written at `key`
   // (they also "move" names under it that never held a file).
@@ -106,6 +112,7 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
   std::optional<grainstore::Status> noted;
   const grainstore::Status read = s.store->ForEachMoveAwayFrom(
       s.ns, key, kMovesTried, [&](const grainstore::Store::MovedAway& away) {
+        if (away.at_ns < last_there_ns) return false;  // newest first: the rest are older
         std::optional<grainstore::ChainInfo> left;
         std::string now_at;
         if (away.chain != 0) {

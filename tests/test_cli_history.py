@@ -202,6 +202,25 @@ def test_a_moved_note_follows_the_file_not_the_path(run_areev, db, m):
     assert proc.returncode == 1 and "moved" not in proc.stderr, proc.stderr
 
 
+# Issue: a file deleted at the path before another file passed through it
+# took the note away: `cat` said only "no such file", though no file had been
+# at the path since the one that left.
+def test_a_file_deleted_at_the_path_before_the_move_keeps_the_note(run_areev, db, m):
+    m(command="create", path="/memories/a.md", file_text="A\n")
+    m(command="create", path="/memories/b.md", file_text="B\n")
+    m(command="delete", path="/memories/b.md")
+    m(command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
+    m(command="rename", old_path="/memories/b.md", new_path="/memories/a.md")
+    assert now_at(run_areev, db, "cat", "/memories/b.md") == "/memories/a.md"
+    # history and restore still name the file deleted there.
+    assert history_json(run_areev, db, "/memories/b.md")[-1]["subject"] == "/memories/b.md"
+    # Deleted there after the move: that file is what the path names.
+    m(command="create", path="/memories/b.md", file_text="C\n")
+    m(command="delete", path="/memories/b.md")
+    proc = run_areev("cat", "/memories/b.md", "--db", db)
+    assert proc.returncode == 1 and "moved" not in proc.stderr, proc.stderr
+
+
 def test_a_deleted_files_history_says_how_to_restore_it_and_when_it_cannot_yet(run_areev,
                                                                                  db, m):
     m(command="create", path="/memories/q.md", file_text="x\n")
