@@ -196,6 +196,9 @@ struct VersionRef {
 // version has that may still be a prefix, scans the chain's grain ids.
 Result<VersionRef> LocateInChain(StoreImpl* s, ChainId chain, const VersionSpec& spec,
                                  std::string_view version, std::string_view subject) {
+  if (spec.NamesNone()) {
+    return Status::NotFound(fmt::format("{} has no version {}", subject, version));
+  }
   if (spec.number != 0) {
     auto has = VersionBodyId(s, chain, spec.number);  // purged or not
     if (!has) return has.error();

@@ -51,7 +51,10 @@ Result<VersionSpec> ParseVersionSpec(std::string_view spec) {
     return Status::InvalidArgument(
         fmt::format("versions are numbered from 1, got {}", spec));
   }
-  if (out.number == 0 && out.id_prefix.empty()) {  // also 65 digits or more past the range
+  // Digits past the largest version number and too long for a prefix (65 or
+  // more) are still a number, of a version no chain has: MatchVersion's
+  // NotFound, as for a shorter number past the range.
+  if (out.number == 0 && out.id_prefix.empty() && !digits) {
     return Status::InvalidArgument(fmt::format(
         "'{}' is neither a version number nor a grain id prefix ({}+ hex)", spec,
         kMinGrainPrefix));

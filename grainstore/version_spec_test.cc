@@ -75,9 +75,25 @@ TEST(VersionSpecTest, RejectsMalformedNames) {
   }
   EXPECT_EQ(ParseVersionSpec(std::string(65, 'a')).error().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseVersionSpec(std::string(65, '9')).error().code(),
-            StatusCode::kInvalidArgument);
   EXPECT_TRUE(ParseVersionSpec(std::string(64, 'a')).has_value());
+}
+
+// Issue: 65 digits or more past the largest version were a malformed name
+// (a usage error) though digits of any length are a number, and 11 to 64 of
+// them past the range were a version that does not exist.
+TEST(VersionSpecTest, DigitsPastTheRangeOfAnyLengthNameNoVersion) {
+  for (std::size_t length : {11u, 64u, 65u, 200u}) {
+    const std::string nines(length, '9');
+    SCOPED_TRACE(length);
+    auto parsed = ParseVersionSpec(nines);
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(parsed->number, 0u);
+    EXPECT_EQ(parsed->NamesNone(), length > 64);
+    auto matched = Match(nines);
+    ASSERT_FALSE(matched.has_value());
+    EXPECT_EQ(matched.error().code(), StatusCode::kNotFound);
+    EXPECT_EQ(matched.error().message(), "/memories/p.md has no version " + nines);
+  }
 }
 
 // Versions are numbered from 1: a short zero is no version at all, a usage

@@ -400,6 +400,17 @@ def test_zero_padded_version_numbers_of_any_length_are_numbers(run_areev, db, pr
         1, f"areev: cat {prefs} --version 00000000009: {prefs} has no version 00000000009\n")
 
 
+# Issue: 65 digits or more past the largest version number were a usage
+# error (exit 2), where 11 to 64 of them named a version that does not exist.
+def test_version_numbers_past_the_range_of_any_length_name_no_version(run_areev, db, prefs):
+    for nines in ("9" * 11, "9" * 64, "9" * 65, "9" * 300):
+        cat = run_areev("cat", prefs, "--version", nines, "--db", db)
+        assert (cat.returncode, cat.stderr) == (
+            1, f"areev: cat {prefs} --version {nines}: {prefs} has no version {nines}\n"), cat
+        diff = run_areev("diff", prefs, "--from", "1", "--to", nines, "--db", db)
+        assert diff.returncode == 1 and f"has no version {nines}" in diff.stderr, diff.stderr
+
+
 def test_malformed_version_names_are_usage_errors(run_areev, db, prefs):
     for bad in ("abc", "v1", "-1", "zzzzzz", "1.5"):
         cat = run_areev("cat", prefs, "--version", bad, "--db", db)

@@ -22,14 +22,18 @@ inline constexpr std::size_t kMinGrainPrefix = 6;
 // decimal whatever its length ("01" and "00000000001" are 1), and when it is
 // also 6 to 64 characters long it is a grain-id prefix too: "58526585" may be
 // either, since grain ids are hex. The number wins when that version exists.
+// Digits past the largest version number and 65 or more long are neither:
+// they name no version (NamesNone).
 struct VersionSpec {
   std::uint32_t number = 0;  // 0: not a number (or too large to be one)
   std::string id_prefix;     // lowercase hex, kMinGrainPrefix+ chars; "" if none
+  // True when no version can have this name (see above).
+  bool NamesNone() const { return number == 0 && id_prefix.empty(); }
 };
 
-// InvalidArgument when `spec` is neither a number from 1 nor a prefix of 6 to
-// 64 hex characters (empty, other characters, a short hex string with letters,
-// or "0": versions are numbered from 1).
+// InvalidArgument when `spec` is neither digits (of a number from 1) nor a
+// prefix of 6 to 64 hex characters (empty, other characters, a short hex
+// string with letters, or "0": versions are numbered from 1).
 Result<VersionSpec> ParseVersionSpec(std::string_view spec);
 
 // Index in `versions` of the version `spec` names: the version with that
