@@ -25,6 +25,7 @@ struct HistoryArgs {
   std::uint64_t chain = 0;
   const CLI::Option* chain_opt = nullptr;
   bool all = false;
+  bool chains = false;
   bool json = false;
 };
 
@@ -204,12 +205,62 @@ grainstore::Status WhyNoHistory(const Session& s, std::string_view key,
   return std::move(why).WithMessage(std::move(message));
 }
 
+// Every chain at `subject` (the live one first, then the most recently
+// deleted), as a table or with `json` a JSON array: what the "# other files
+// at this path" line names, for scripts too.
+int PrintChains(const Session& s, std::string_view subject, std::string_view relation,
+                bool json) {
+  auto chains = s.store->ChainsAt(s.ns, subject, relation);
+  if (chains.has_value() && chains->empty()) {
+    chains = grainstore::Status::NotFound(
+        fmt::format("no history for {} ({})", subject, relation));
+  }
+  if (!chains.has_value()) {
+    const bool file = relation == grainstore::kMemoryFileRelation;
+    return ReportError(fmt::format("history {} --chains", subject),
+                       file ? WhyNoHistory(s, subject, chains.error()) : chains.error());
+  }
+  const auto deleted = [](const grainstore::ChainInfo& c) {
+    return c.state != grainstore::ChainState::kLive;
+  };
+  if (json) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const grainstore::ChainInfo& c : *chains) {
+      array.push_back({
+          {"chain_id", c.id},
+          {"subject", c.subject},
+          {"relation", c.relation},
+          {"state", grainstore::ChainStateName(c.state)},
+          {"versions", c.head_seq},
+          {"created", grainstore::FormatIsoUtc(c.created_ns, 9)},
+          {"created_ns", c.created_ns},
+          {"deleted", deleted(c) ? nlohmann::json(grainstore::FormatIsoUtc(c.deleted_ns, 9))
+                                 : nlohmann::json()},
+          {"deleted_ns", deleted(c) ? nlohmann::json(c.deleted_ns) : nlohmann::json()},
+      });
+    }
+    return Emit(JsonText(array));
+  }
+  Table table({"CHAIN", "STATE", "VERSIONS", "CREATED (UTC)", "DELETED (UTC)"},
+              {true, false, true, false, false});
+  for (const grainstore::ChainInfo& c : *chains) {
+    table.AddRow({fmt::format("{}", c.id), grainstore::ChainStateName(c.state),
+                  fmt::format("{}", c.head_seq), grainstore::FormatIsoUtc(c.created_ns),
+                  deleted(c) ? grainstore::FormatIsoUtc(c.deleted_ns) : std::string()});
+  }
+  return Emit(table.Render());
+}
+
 int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
   std::string subject;
   int code = kExitOk;
   if (!ResolveSubject(args, &subject, &code)) return code;
+  if (args.chains && args.chain_opt->count() > 0) {
+    return Fail(kExitUsage, "history: --chains lists every chain at the path; give it or --chain");
+  }
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
+  if (args.chains) return PrintChains(s, subject, args.relation, args.json);
   // The chain first, then its versions: the state printed is that chain's
   // even if another process deletes or re-creates the file in between.
   auto chain = PickChain(s, subject, args.relation, args.chain_opt, args.chain);
@@ -396,6 +447,9 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   history->add_flag("--all", h->all,
                     "Include transient (coalesced) versions, and name every other file that "
                     "lay at the path");
+  history->add_flag("--chains", h->chains,
+                    "List every chain that lay at the path (the live file and the deleted "
+                    "ones) instead of one chain's versions");
   history->add_flag("--json", h->json, "Print a JSON array instead of a table");
   out->push_back({history, [&global, h] { return RunHistory(global, *h); }});
 

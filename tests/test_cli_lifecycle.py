@@ -170,6 +170,42 @@ def test_the_other_files_at_a_path_are_named_ten_at_most_unless_all(run_areev, d
     assert len(re.findall(r"chain \d+ \(", note)) == 12 and "older" not in note, note
 
 
+# Issue: only the table's "# other files at this path" line named the older
+# files at a path and when they were deleted; `--json` had no way to find them.
+def test_history_chains_lists_every_file_at_the_path_in_a_table_and_json(run_areev, db):
+    memtool(run_areev, db, command="create", path="/memories/c.md", file_text="A\n")
+    memtool(run_areev, db, command="delete", path="/memories/c.md")
+    memtool(run_areev, db, command="create", path="/memories/c.md", file_text="B\n")
+    memtool(run_areev, db, command="str_replace", path="/memories/c.md", old_str="B",
+            new_str="C")
+    log = json.loads(run_areev("log", "--json", "--db", db).stdout)
+    deleted_at = next(op["at_ns"] for op in log if op["op"] == "delete")
+    proc = run_areev("history", "/memories/c.md", "--chains", "--json", "--db", db)
+    assert proc.returncode == 0, proc.stderr
+    live, gone = json.loads(proc.stdout)
+    assert (live["state"], live["versions"], live["deleted"], live["deleted_ns"]) == (
+        "live", 2, None, None)
+    assert (gone["state"], gone["versions"], gone["deleted_ns"]) == ("deleted", 1, deleted_at)
+    assert gone["subject"] == live["subject"] == "/memories/c.md"
+    assert gone["created_ns"] < gone["deleted_ns"] < live["created_ns"]
+    # Each id reads its own file.
+    for chain, body in ((live["chain_id"], "C\n"), (gone["chain_id"], "A\n")):
+        cat = run_areev("cat", "/memories/c.md", "--chain", str(chain), "--db", db)
+        assert (cat.returncode, cat.stdout) == (0, body), (chain, cat.stderr)
+    table = run_areev("history", "/memories/c.md", "--chains", "--db", db).stdout.splitlines()
+    assert table[0].split() == ["CHAIN", "STATE", "VERSIONS", "CREATED", "(UTC)", "DELETED",
+                                "(UTC)"]
+    assert table[1].split()[:3] == [str(live["chain_id"]), "live", "2"]
+    assert len(table[1].split()) == 4 and len(table[2].split()) == 5
+    assert table[2].split()[:3] == [str(gone["chain_id"]), "deleted", "1"]
+    # Nothing ever there, and --chain with it.
+    never = run_areev("history", "/memories/never.md", "--chains", "--db", db)
+    assert (never.returncode, never.stdout) == (1, ""), never.stderr
+    assert "no history for /memories/never.md" in never.stderr
+    both = run_areev("history", "/memories/c.md", "--chains", "--chain", "1", "--db", db)
+    assert both.returncode == 2 and both.stdout == "", both.stderr
+
+
 def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):
     """Delete a file, create another at the same path, delete that too: the
     first file's versions stay readable (by grain id, or with --chain) and
