@@ -275,6 +275,33 @@ def test_a_namespace_that_cannot_be_created_names_the_store_and_the_step(areev, 
             "opened read-only, as a snapshot, because the filesystem of "), str(e.value)
 
 
+# Issue: a store failure's own reason (which areev memtool writes to stderr)
+# was dropped: the ToolError said only `Storage operation failed ... (IOError)`.
+def test_a_store_failure_carries_the_stores_own_message_in_detail(areev, tmp_path):
+    db = str(tmp_path / "s.db")
+    m = areev.Areev(db)
+    try:
+        m.memory_tool(json.dumps({"command": "create", "path": "/memories/a.md",
+                                  "file_text": "a"}))
+        with pytest.raises(areev.ToolError) as plain:
+            m.memory_tool(json.dumps({"command": "view", "path": "/memories/nope"}))
+        assert plain.value.detail is None
+        os.remove(db)
+        time.sleep(0.3)  # past the 100 ms between the handle's looks at its files
+        with pytest.raises(areev.ToolError) as failed:
+            m.memory_tool(json.dumps({"command": "create", "path": "/memories/b.md",
+                                      "file_text": "b"}))
+    finally:
+        m.close()
+    assert str(failed.value) == "Storage operation failed for /memories/b.md (IOError)"
+    detail = (f"the store file {db} was deleted or replaced after this process opened it; "
+              "nothing more is written to the file it had open (open the store again)")
+    assert failed.value.detail == detail
+    copied = pickle.loads(pickle.dumps(failed.value))
+    assert (type(copied), str(copied), copied.detail) == (areev.ToolError, str(failed.value),
+                                                          detail)
+
+
 # Issue: a handle opened while the store's disk was full read the store as a
 # snapshot for its whole life: once there was room it still refused every
 # write, and once another process wrote the store every read failed with

@@ -124,6 +124,7 @@ std::string Handle::MemoryTool(std::string_view json, BindingError* error) {
   if (result.is_error) {
     error->kind = ErrorKind::kTool;
     error->message = std::move(result.message);
+    error->detail = std::move(result.detail);
     return {};
   }
   return std::move(result.content);

@@ -33,6 +33,10 @@ struct BindingError {
   ErrorKind kind = ErrorKind::kNone;
   std::string message;
   int sys_errno = 0;  // kStore: the errno behind it (grainstore::ErrnoOf), else 0
+  // kTool: for `Storage operation failed ...`, the store's own message
+  // (memtool::ToolResult::detail: for the application's log, not the
+  // model); else "".
+  std::string detail;
   bool ok() const { return kind == ErrorKind::kNone; }
 };
 

@@ -53,7 +53,11 @@ class Areev {
     this.#h = new native.Handle(file, ns, Boolean(options && options.durable));
   }
 
-  /** Runs one command (JSON text); resolves to the tool_result content, rejects with Error(message). */
+  /**
+   * Runs one command (JSON text); resolves to the tool_result content, rejects with
+   * Error(message) (code ERR_AREEV_TOOL; for `Storage operation failed ...`, `detail` is the
+   * store's own message, for a log, not the model).
+   */
   memoryTool(json) {
     return settled(() => this.#h.memoryTool(json));
   }

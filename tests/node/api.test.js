@@ -23,6 +23,27 @@ test('memoryTool resolves content and rejects with Error(bare message)', async (
   m.close();
 });
 
+// Issue: a store failure's own reason (which areev memtool writes to stderr)
+// was dropped: the rejection said only `Storage operation failed ... (IOError)`.
+test('a store failure carries the store\'s own message in err.detail', async () => {
+  const db = tmpDb();
+  const m = new Areev(db);
+  await m.memoryTool(J({ command: 'create', path: '/memories/a.md', file_text: 'a' }));
+  const err = await m.memoryTool(J({ command: 'view', path: '/memories/nope' })).then(() => null,
+    (e) => e);
+  assert.ok(err && !('detail' in err), 'a tool error has no detail');
+  fs.unlinkSync(db);
+  await new Promise((resolve) => setTimeout(resolve, 300));  // past the store's 100 ms look
+  const failed = await m.memoryTool(J({ command: 'create', path: '/memories/b.md', file_text: 'b' }))
+    .then(() => null, (e) => e);
+  assert.ok(failed, 'a write to a deleted store file was taken');
+  assert.equal(failed.code, codes.TOOL);
+  assert.equal(failed.message, 'Storage operation failed for /memories/b.md (IOError)');
+  assert.equal(failed.detail, `the store file ${db} was deleted or replaced after this process ` +
+    'opened it; nothing more is written to the file it had open (open the store again)');
+  m.close();
+});
+
 test('malformed JSON rejects with the same message areev memtool prints', async (t) => {
   const m = new Areev(tmpDb(), 'assistant');
   for (const bad of ['{bad', '[]', 'null', '{"command": 1}', '']) {

@@ -65,9 +65,15 @@ napi_value MakeErrorWithCode(napi_env env, const char* code_text, const std::str
   return err;
 }
 
-// Error(message) with .code; a TypeError for kind == kNone used as "type".
+// Error(message) with .code, and .detail for a tool error with the store's
+// own message behind it; a TypeError for kind == kNone used as "type".
 napi_value MakeError(napi_env env, const BindingError& error) {
-  return MakeErrorWithCode(env, CodeOf(error.kind), error.message);
+  napi_value err = MakeErrorWithCode(env, CodeOf(error.kind), error.message);
+  if (error.detail.empty() || err == nullptr) return err;
+  if (napi_value detail = MakeString(env, error.detail); detail != nullptr) {
+    napi_set_named_property(env, err, "detail", detail);
+  }
+  return err;
 }
 
 napi_value MakeTypeError(napi_env env, const std::string& message) {

@@ -57,23 +57,30 @@ PyObject* Raise(const BindingError& error) {
   PyObject* msg = PyUnicode_DecodeUTF8(error.message.data(),
                                        static_cast<Py_ssize_t>(error.message.size()), errors);
   if (msg == nullptr) return nullptr;
-  if (error.kind != ErrorKind::kStore || error.sys_errno == 0) {
+  const bool with_errno = error.kind == ErrorKind::kStore && error.sys_errno != 0;
+  const bool with_detail = error.kind == ErrorKind::kTool && !error.detail.empty();
+  if (!with_errno && !with_detail) {
     PyErr_SetObject(type, msg);
     Py_DECREF(msg);
     return nullptr;
   }
-  // A StoreError with the errno behind it. Set as an attribute, not passed
-  // as OSError(errno, msg): str(e) stays the message alone.
+  // A StoreError with the errno behind it, or a ToolError with the store's
+  // own message: set as an attribute, not passed as OSError(errno, msg) or a
+  // second argument, so that str(e) stays the message alone.
   PyObject* exc = PyObject_CallFunctionObjArgs(type, msg, nullptr);
   Py_DECREF(msg);
   if (exc == nullptr) return nullptr;
-  PyObject* number = PyLong_FromLong(error.sys_errno);
-  if (number == nullptr || PyObject_SetAttrString(exc, "errno", number) != 0) {
-    Py_XDECREF(number);
+  PyObject* value = with_errno ? PyLong_FromLong(error.sys_errno)
+                               : PyUnicode_DecodeUTF8(error.detail.data(),
+                                                      static_cast<Py_ssize_t>(error.detail.size()),
+                                                      "backslashreplace");
+  const char* attribute = with_errno ? "errno" : "detail";
+  if (value == nullptr || PyObject_SetAttrString(exc, attribute, value) != 0) {
+    Py_XDECREF(value);
     Py_DECREF(exc);
     return nullptr;
   }
-  Py_DECREF(number);
+  Py_DECREF(value);
   PyErr_SetObject(type, exc);
   Py_DECREF(exc);
   return nullptr;
@@ -355,8 +362,8 @@ PyModuleDef kModule = {
 };
 
 bool AddException(PyObject* module, const char* name, const char* qualname, PyObject* bases,
-                  const char* doc, PyObject** slot) {
-  *slot = PyErr_NewExceptionWithDoc(qualname, doc, bases, nullptr);
+                  const char* doc, PyObject** slot, PyObject* dict = nullptr) {
+  *slot = PyErr_NewExceptionWithDoc(qualname, doc, bases, dict);
   if (*slot == nullptr) return false;
   Py_INCREF(*slot);
   if (PyModule_AddObject(module, name, *slot) != 0) {
@@ -373,11 +380,15 @@ PyMODINIT_FUNC PyInit__areev(void) {
   if (module == nullptr) return nullptr;
   PyObject* type = PyType_FromSpec(&kAreevSpec);
   PyObject* nf_bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_LookupError);
-  bool ok = type != nullptr && nf_bases != nullptr &&
+  // ToolError.detail: None unless a store failure set it on the instance.
+  PyObject* tool_dict = Py_BuildValue("{s:O}", "detail", Py_None);
+  bool ok = type != nullptr && nf_bases != nullptr && tool_dict != nullptr &&
             PyModule_AddObject(module, "Areev", (Py_INCREF(type), type)) == 0 &&
             AddException(module, "ToolError", "areev.ToolError", PyExc_ValueError,
-                         "A memory-tool command failed; str(e) is the bare message.",
-                         &g_tool_error) &&
+                         "A memory-tool command failed; str(e) is the bare message. For "
+                         "'Storage operation failed ...', detail is the store's own message "
+                         "(for a log; None otherwise).",
+                         &g_tool_error, tool_dict) &&
             AddException(module, "NotFoundError", "areev.NotFoundError", nf_bases,
                          "No such memory file, version or history.", &g_not_found_error) &&
             AddException(module, "ClosedError", "areev.ClosedError", PyExc_RuntimeError,
@@ -387,6 +398,7 @@ PyMODINIT_FUNC PyInit__areev(void) {
                          &g_store_error);
   Py_XDECREF(type);
   Py_XDECREF(nf_bases);
+  Py_XDECREF(tool_dict);
   if (!ok) {
     Py_DECREF(module);
     return nullptr;
