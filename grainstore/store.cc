@@ -475,9 +475,14 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
   };
   if (!absent.store_file) {
     // Another process began the store: it removes what it made, and a want
-    // of room is said the same way here.
+    // of room is said the same way here, unless that process made the store
+    // after all. What is committed says so: its frames in the -wal may be
+    // those of a transaction that is failing too. The file's size decides
+    // only when this connection cannot read.
+    if (!no_room) return status;
+    auto holds = HoldsStore(&impl->db);
     impl.reset();
-    return no_room && HoldsNoTables(path) ? full() : status;
+    return (holds.has_value() ? *holds : !HoldsNoTables(path)) ? status : full();
   }
   if (!no_room && !EmptyAndAlone(path)) return status;
   auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
