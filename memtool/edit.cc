@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "format.h"
@@ -46,6 +47,55 @@ std::size_t Find(std::string_view hay, std::string_view needle, std::size_t from
   return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - hay.data())
              : std::string_view::npos;
 }
+
+// Every offset where `needle` (two bytes or more) occurs in `hay`, the
+// overlapping ones too, in ascending order, in time linear in both
+// (Knuth-Morris-Pratt, skipping with memchr to the next candidate first
+// byte while nothing is matched): a memmem from each match's next byte
+// would prepare the needle again each time, so a needle that overlaps itself
+// (a run of one line repeated) cost matches x its length.
+class OverlappingMatches {
+ public:
+  OverlappingMatches(std::string_view hay, std::string_view needle)
+      : hay_(hay), needle_(needle), border_(needle.size(), 0) {
+    // border_[i]: the longest proper prefix of needle[0..i] that is also its suffix.
+    std::uint32_t k = 0;
+    for (std::size_t i = 1; i < needle_.size(); ++i) {
+      while (k > 0 && needle_[i] != needle_[k]) k = border_[k - 1];
+      if (needle_[i] == needle_[k]) ++k;
+      border_[i] = k;
+    }
+  }
+
+  // The next match's offset, or npos after the last.
+  std::size_t Next() {
+    while (at_ < hay_.size()) {
+      if (matched_ == 0) {
+        const void* hit = std::memchr(hay_.data() + at_, needle_[0], hay_.size() - at_);
+        if (hit == nullptr) break;
+        at_ = static_cast<std::size_t>(static_cast<const char*>(hit) - hay_.data());
+      }
+      const char c = hay_[at_++];
+      while (matched_ > 0 && c != needle_[matched_]) matched_ = border_[matched_ - 1];
+      if (c == needle_[matched_]) ++matched_;
+      if (matched_ == needle_.size()) {
+        matched_ = border_[matched_ - 1];
+        return at_ - needle_.size();
+      }
+    }
+    at_ = hay_.size();
+    return std::string_view::npos;
+  }
+
+ private:
+  std::string_view hay_;
+  std::string_view needle_;
+  // A needle that matches twice is no longer than a body.
+  static_assert(grainstore::Limits::kMaxBodyBytes <= std::numeric_limits<std::uint32_t>::max());
+  std::vector<std::uint32_t> border_;
+  std::size_t at_ = 0;
+  std::uint32_t matched_ = 0;
+};
 
 // Appends the 1-based line of every position in `starts` order; `next` yields
 // ascending byte offsets and npos at the end. Past `max_listed` lines, or
@@ -94,10 +144,15 @@ std::string AmbiguousMessage(std::string_view current, std::string_view old_str)
       return pos;
     };
     AppendMatchLines(&msg, current, 0, kMaxListedMatches, next);
-  } else {
+  } else if (old_str.size() == 1) {
     auto next = [current, old_str](std::size_t pos) { return Find(current, old_str, pos + 1); };
     AppendMatchLines(&msg, current, Find(current, old_str, 0),
                      std::numeric_limits<std::size_t>::max(), next);
+  } else {
+    OverlappingMatches matches(current, old_str);
+    auto next = [&matches](std::size_t) { return matches.Next(); };
+    AppendMatchLines(&msg, current, matches.Next(), std::numeric_limits<std::size_t>::max(),
+                     next);
   }
   msg.append(". Please ensure it is unique");
   return msg;

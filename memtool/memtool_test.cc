@@ -405,6 +405,46 @@ TEST_F(MemoryToolTest, AnAmbiguityMessageListsMatchesUntilItsByteCapAndCountsThe
   EXPECT_TRUE(result.message == expected);  // not printed: 64 MiB
 }
 
+// Issue: the list of a needle that overlaps itself (a line repeated, a run of
+// one character) found each match with a memmem from the byte after the
+// last, which prepares the needle again each time: 1 MiB of "a" searched for
+// 10,000 of them took 20 s, holding the store's write lock. Every match is
+// still listed, overlapping ones too.
+TEST_F(MemoryToolTest, AnAmbiguityMessageListsEveryOverlappingMatchOfALongNeedle) {
+  // Line k (1-based) holds "ab" k times: "abab" matches k - 1 times in it.
+  std::string text;
+  std::string expected_lines;
+  for (int k = 1; k <= 40; ++k) {
+    for (int i = 0; i < k; ++i) text += "ab";
+    text += "\n";
+    for (int i = 0; i + 1 < k; ++i) {
+      if (!expected_lines.empty()) expected_lines += ", ";
+      expected_lines += std::to_string(k);
+    }
+  }
+  const json small = {{"command", "create"}, {"path", "/memories/ab.txt"}, {"file_text", text}};
+  ASSERT_FALSE(tool_.Execute(small.dump()).is_error);
+  EXPECT_EQ(tool_.Execute(R"({"command":"str_replace","path":"/memories/ab.txt",)"
+                          R"("old_str":"abab","new_str":"x"})").message,
+            "No replacement was performed. Multiple occurrences of old_str `abab` in lines: " +
+                expected_lines + ". Please ensure it is unique");
+  // 1 MiB of "a" on one line, searched for 10,000 of them: a match at every
+  // offset up to the last 9,999.
+  const std::size_t size = std::size_t{1} << 20;
+  const std::size_t run = 10000;
+  const json big = {{"command", "create"}, {"path", "/memories/a.txt"},
+                    {"file_text", std::string(size, 'a')}};
+  ASSERT_FALSE(tool_.Execute(big.dump()).is_error);
+  const json edit = {{"command", "str_replace"}, {"path", "/memories/a.txt"},
+                     {"old_str", std::string(run, 'a')}, {"new_str", "b"}};
+  const std::string message = tool_.Execute(edit.dump()).message;
+  std::string lines = "1";
+  for (std::size_t i = 1; i < size - run + 1; ++i) lines += ", 1";
+  EXPECT_EQ(message.size(), 63 + run + 12 + lines.size() + 28);
+  EXPECT_TRUE(message.find("` in lines: " + lines + ". Please ensure it is unique") !=
+              std::string::npos);
+}
+
 TEST(ToJsonLineTest, Format) {
   ToolResult ok;
   ok.content = "a\"b\\c\n\t\x01 \xc3\xa9";
