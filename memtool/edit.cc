@@ -35,25 +35,20 @@ Status Reject(EditOutcome* outcome, std::string message) {
 
 // First byte offset >= from where `needle` (non-empty) occurs, or npos.
 // glibc's memmem is linear-time (two-way), so hostile inputs cannot stall.
-// A one-byte needle is memchr's: it reads only up to the match, where
-// AddressSanitizer's memmem checks the whole rest of the text on each call
-// (minutes for the millions of matches of an ambiguity list under ASan).
 std::size_t Find(std::string_view hay, std::string_view needle, std::size_t from) {
   if (from > hay.size() || hay.size() - from < needle.size()) return std::string_view::npos;
-  const void* hit =
-      needle.size() == 1
-          ? std::memchr(hay.data() + from, needle[0], hay.size() - from)
-          : memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
+  const void* hit = memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
   return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - hay.data())
              : std::string_view::npos;
 }
 
-// Every offset where `needle` (two bytes or more) occurs in `hay`, the
+// Every offset where `needle` (non-empty) occurs in `hay`, the
 // overlapping ones too, in ascending order, in time linear in both
 // (Knuth-Morris-Pratt, skipping with memchr to the next candidate first
 // byte while nothing is matched): a memmem from each match's next byte
 // would prepare the needle again each time, so a needle that overlaps itself
-// (a run of one line repeated) cost matches x its length.
+// (a run of one line repeated) cost matches x its length, and under
+// AddressSanitizer each memmem checks the whole rest of the text.
 class OverlappingMatches {
  public:
   OverlappingMatches(std::string_view hay, std::string_view needle)
@@ -144,10 +139,6 @@ std::string AmbiguousMessage(std::string_view current, std::string_view old_str)
       return pos;
     };
     AppendMatchLines(&msg, current, 0, kMaxListedMatches, next);
-  } else if (old_str.size() == 1) {
-    auto next = [current, old_str](std::size_t pos) { return Find(current, old_str, pos + 1); };
-    AppendMatchLines(&msg, current, Find(current, old_str, 0),
-                     std::numeric_limits<std::size_t>::max(), next);
   } else {
     OverlappingMatches matches(current, old_str);
     auto next = [&matches](std::size_t) { return matches.Next(); };
