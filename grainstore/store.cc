@@ -447,6 +447,16 @@ class StoreFileLock {
   bool held_ = false;
 };
 
+// Whether the new store's file came to hold a store (another creator's,
+// committed meanwhile): by what `impl`'s connection reads, or by the file's
+// size when that connection cannot read (its -shm could not grow, or it was
+// never opened). `impl` is closed first, either way.
+bool CameToHoldStore(std::unique_ptr<StoreImpl> impl, const std::string& path) {
+  const Result<bool> holds = HoldsStore(&impl->db);
+  impl.reset();
+  return holds.has_value() ? *holds : !HoldsNoTables(path);
+}
+
 // A new store that could not be made: for want of room (a full disk, or no
 // inode left for its -wal), the files this open created are removed and the
 // failure said as docs/cli.md says it, unless the file came to hold a store
@@ -480,16 +490,11 @@ Status AbandonNewStore(std::unique_ptr<StoreImpl> impl, const std::string& path,
     // those of a transaction that is failing too. The file's size decides
     // only when this connection cannot read.
     if (!no_room) return status;
-    auto holds = HoldsStore(&impl->db);
-    impl.reset();
-    return (holds.has_value() ? *holds : !HoldsNoTables(path)) ? status : full();
+    return CameToHoldStore(std::move(impl), path) ? status : full();
   }
   if (!no_room && !EmptyAndAlone(path)) return status;
-  auto holds = HoldsStore(&impl->db);  // a racing creator's commit is seen here
-  impl.reset();
-  // A connection that could not grow its -shm, or was never opened, cannot
-  // read: the file is then judged by its size.
-  if (holds.has_value() ? *holds : !HoldsNoTables(path)) return status;
+  // A racing creator's commit is seen here.
+  if (CameToHoldStore(std::move(impl), path)) return status;
   constexpr int kLockTries = 20;  // a second, on a full disk
   for (int attempt = 1;; ++attempt) {
     const StoreFileLock lock(path);
