@@ -220,25 +220,9 @@ int PrintChains(const Session& s, std::string_view subject, std::string_view rel
     return ReportError(fmt::format("history {} --chains", subject),
                        file ? WhyNoHistory(s, subject, chains.error()) : chains.error());
   }
-  const auto deleted = [](const grainstore::ChainInfo& c) {
-    return c.state != grainstore::ChainState::kLive;
-  };
   if (json) {
     nlohmann::json array = nlohmann::json::array();
-    for (const grainstore::ChainInfo& c : *chains) {
-      array.push_back({
-          {"chain_id", c.id},
-          {"subject", c.subject},
-          {"relation", c.relation},
-          {"state", grainstore::ChainStateName(c.state)},
-          {"versions", c.head_seq},
-          {"created", grainstore::FormatIsoUtc(c.created_ns, 9)},
-          {"created_ns", c.created_ns},
-          {"deleted", deleted(c) ? nlohmann::json(grainstore::FormatIsoUtc(c.deleted_ns, 9))
-                                 : nlohmann::json()},
-          {"deleted_ns", deleted(c) ? nlohmann::json(c.deleted_ns) : nlohmann::json()},
-      });
-    }
+    for (const grainstore::ChainInfo& c : *chains) array.push_back(ChainJson(c));
     return Emit(JsonText(array));
   }
   Table table({"CHAIN", "STATE", "VERSIONS", "CREATED (UTC)", "DELETED (UTC)"},
@@ -246,7 +230,8 @@ int PrintChains(const Session& s, std::string_view subject, std::string_view rel
   for (const grainstore::ChainInfo& c : *chains) {
     table.AddRow({fmt::format("{}", c.id), grainstore::ChainStateName(c.state),
                   fmt::format("{}", c.head_seq), grainstore::FormatIsoUtc(c.created_ns),
-                  deleted(c) ? grainstore::FormatIsoUtc(c.deleted_ns) : std::string()});
+                  c.state != grainstore::ChainState::kLive ? grainstore::FormatIsoUtc(c.deleted_ns)
+                                                           : std::string()});
   }
   return Emit(table.Render());
 }

@@ -104,6 +104,22 @@ nlohmann::json VersionJson(const grainstore::VersionInfo& v) {
   };
 }
 
+nlohmann::json ChainJson(const grainstore::ChainInfo& c) {
+  const bool deleted = c.state != grainstore::ChainState::kLive;
+  return nlohmann::json{
+      {"chain_id", c.id},
+      {"subject", c.subject},
+      {"relation", c.relation},
+      {"state", grainstore::ChainStateName(c.state)},
+      {"versions", c.head_seq},
+      {"created", grainstore::FormatIsoUtc(c.created_ns, 9)},
+      {"created_ns", c.created_ns},
+      {"deleted",
+       deleted ? nlohmann::json(grainstore::FormatIsoUtc(c.deleted_ns, 9)) : nlohmann::json()},
+      {"deleted_ns", deleted ? nlohmann::json(c.deleted_ns) : nlohmann::json()},
+  };
+}
+
 nlohmann::json OpJson(const grainstore::OpRecord& op) {
   return nlohmann::json{
       {"seq", op.seq},

@@ -70,6 +70,8 @@ std::string JsonText(const nlohmann::json& doc);
 
 // The JSON object of one version (history --json).
 nlohmann::json VersionJson(const grainstore::VersionInfo& v);
+// The JSON object of one chain (history --chains --json).
+nlohmann::json ChainJson(const grainstore::ChainInfo& c);
 // The JSON object of one op-log entry (log --json).
 nlohmann::json OpJson(const grainstore::OpRecord& op);
 // The JSON object of one fact or event (add/recall --json).
