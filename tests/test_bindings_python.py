@@ -197,6 +197,16 @@ def test_bad_constructor_arguments(areev, db, tmp_path):
         areev.Areev(db, ns=7)
     with pytest.raises(TypeError):
         areev.Areev(db, "n", True)  # durable is keyword-only
+    # Issue: durable took any truthy value, so durable="no" (a setting read
+    # from a file or the environment) turned it on. A bool or an int only.
+    fresh = tmp_path / "fresh.db"
+    for bad in ["no", "", None, 1.0, b"1", [0]]:
+        with pytest.raises(TypeError) as e:
+            areev.Areev(fresh, durable=bad)
+        assert str(e.value) == f"durable must be bool, not {type(bad).__name__}"
+    assert not fresh.exists()  # refused before the store is opened
+    for good in [False, True, 0, 1]:
+        areev.Areev(fresh, durable=good).close()
     for bad_ns in ["", "a b", "../x", "x" * 65, "ns/1", "é"]:
         with pytest.raises(ValueError):
             areev.Areev(db, ns=bad_ns)

@@ -50,7 +50,16 @@ class Areev {
    */
   constructor(file, ns = 'default', options = {}) {
     if (file instanceof URL) file = require('node:url').fileURLToPath(file);
-    this.#h = new native.Handle(file, ns, Boolean(options && options.durable));
+    // A third argument `true`, or `{ durable: 'false' }`, would otherwise open
+    // the store other than asked, silently.
+    if (options !== undefined && options !== null && typeof options !== 'object') {
+      throw new TypeError('options must be an object, such as { durable: true }');
+    }
+    const durable = options == null ? undefined : options.durable;
+    if (durable !== undefined && typeof durable !== 'boolean') {
+      throw new TypeError('options.durable must be a boolean');
+    }
+    this.#h = new native.Handle(file, ns, durable === true);
   }
 
   /**

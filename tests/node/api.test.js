@@ -84,6 +84,25 @@ test('constructor validates its arguments', () => {
   m.close();
 });
 
+// Issue: `durable` went through Boolean(), so { durable: 'false' } turned it
+// on, and a third argument `true` (not an object) left it off, both silently.
+test('the constructor refuses options it cannot read as asked', () => {
+  const db = tmpDb();
+  for (const options of [true, 'durable', 1]) {
+    assert.throws(() => new Areev(db, 'n', options), (e) => e instanceof TypeError &&
+      e.message === 'options must be an object, such as { durable: true }');
+  }
+  for (const durable of ['false', 0, 1, null]) {
+    assert.throws(() => new Areev(db, 'n', { durable }), (e) => e instanceof TypeError &&
+      e.message === 'options.durable must be a boolean');
+  }
+  assert.ok(!fs.existsSync(db), 'refused before the store is opened');
+  for (const options of [undefined, null, {}, { durable: false }, { durable: true }]) {
+    new Areev(db, 'n', options).close();
+  }
+  assert.ok(fs.existsSync(db));
+});
+
 test('history and read expose every version', async () => {
   const m = new Areev(tmpDb(), 'assistant');
   await m.memoryTool(J({ command: 'create', path: '/memories/prefs.md', file_text: 'tea\n' }));

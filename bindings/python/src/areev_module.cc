@@ -16,6 +16,7 @@ namespace {
 using areev_binding::BindingError;
 using areev_binding::ErrorKind;
 using areev_binding::Handle;
+using areev_py::FlagOf;
 using areev_py::Str;
 using areev_py::Utf8Of;
 using areev_py::VersionDict;
@@ -91,11 +92,13 @@ int AreevInit(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   static const char* kwlist[] = {"path", "ns", "durable", nullptr};
   PyObject* path_arg = nullptr;
   PyObject* ns_arg = nullptr;
-  int durable = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O$p:Areev", const_cast<char**>(kwlist),
-                                   &path_arg, &ns_arg, &durable)) {
+  PyObject* durable_arg = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O$O:Areev", const_cast<char**>(kwlist),
+                                   &path_arg, &ns_arg, &durable_arg)) {
     return -1;
   }
+  const int durable = FlagOf(durable_arg, "durable");
+  if (durable < 0) return -1;
   if (self->handle != nullptr || self->opening) {
     PyErr_SetString(PyExc_RuntimeError, "Areev.__init__ called twice");
     return -1;

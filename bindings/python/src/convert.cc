@@ -8,16 +8,33 @@ PyObject* TypeName(PyObject* obj) {
 }
 
 // UTF-8 bytes of a str argument, or nullptr with TypeError / UnicodeEncodeError set.
+namespace {
+
+// Sets TypeError "{what} must be {expected}, not T" for `obj` of type T.
+void SetWrongType(PyObject* obj, const char* what, const char* expected) {
+  PyObject* name = TypeName(obj);
+  if (name == nullptr) return;
+  PyErr_Format(PyExc_TypeError, "%s must be %s, not %U", what, expected, name);
+  Py_DECREF(name);
+}
+
+}  // namespace
+
 PyObject* Utf8Of(PyObject* obj, const char* what) {
   if (!PyUnicode_Check(obj)) {
-    PyObject* name = TypeName(obj);
-    if (name != nullptr) {
-      PyErr_Format(PyExc_TypeError, "%s must be str, not %U", what, name);
-      Py_DECREF(name);
-    }
+    SetWrongType(obj, what, "str");
     return nullptr;
   }
   return PyUnicode_AsUTF8String(obj);
+}
+
+int FlagOf(PyObject* obj, const char* what) {
+  if (obj == nullptr) return 0;
+  if (!PyLong_Check(obj)) {  // bool is an int
+    SetWrongType(obj, what, "bool");
+    return -1;
+  }
+  return PyObject_IsTrue(obj);
 }
 
 std::string_view ViewOf(PyObject* bytes) {
@@ -109,11 +126,7 @@ bool VersionSelector(PyObject* version, std::string* out, bool* by_number) {
   if (bytes == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_TypeError)) {
       PyErr_Clear();
-      PyObject* name = TypeName(version);
-      if (name != nullptr) {
-        PyErr_Format(PyExc_TypeError, "version must be an int, a str or None, not %U", name);
-        Py_DECREF(name);
-      }
+      SetWrongType(version, "version", "an int, a str or None");
     }
     return false;
   }

@@ -19,6 +19,11 @@ PyObject* TypeName(PyObject* obj);
 // ("{what} must be str, not T") or UnicodeEncodeError (lone surrogates) set.
 PyObject* Utf8Of(PyObject* obj, const char* what);
 
+// A flag argument: 0 when absent (nullptr), its truth for a bool or an int
+// (as CPython's own flags such as open()'s closefd), else -1 with TypeError
+// ("{what} must be bool, not T"): a str such as "no" would be true.
+int FlagOf(PyObject* obj, const char* what);
+
 // The contents of a bytes object, valid while it lives.
 std::string_view ViewOf(PyObject* bytes);
 
