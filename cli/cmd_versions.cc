@@ -287,6 +287,8 @@ struct CatArgs {
   std::string path;
   std::string version;
   const CLI::Option* version_opt = nullptr;  // given, even as "", when count() > 0
+  std::string version_arg;  // VERSION after the path: the same as --version
+  const CLI::Option* version_arg_opt = nullptr;
   std::uint64_t chain = 0;
   const CLI::Option* chain_opt = nullptr;
 };
@@ -295,21 +297,26 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
   std::string key;
   int code = kExitOk;
   if (!ParsePathArg(args.path, &key, &code)) return code;
+  const bool by_arg = args.version_arg_opt->count() > 0;
+  if (by_arg && args.version_opt->count() > 0) {
+    return Fail(kExitUsage, "cat: give the version after the path or as --version, not both");
+  }
+  const std::string& version = by_arg ? args.version_arg : args.version;
+  const bool latest = !by_arg && args.version_opt->count() == 0;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  const bool latest = args.version_opt->count() == 0;
   grainstore::Result<std::string> body = std::string();
   if (args.chain_opt->count() > 0) {
     auto chain = PickChain(s, key, grainstore::kMemoryFileRelation, args.chain_opt, args.chain);
     if (!chain.has_value()) return ReportError(fmt::format("cat {}", key), chain.error());
     body = s.store->ReadChainVersion(
-        chain->id, key, latest ? fmt::format("{}", chain->head_seq) : args.version);
+        chain->id, key, latest ? fmt::format("{}", chain->head_seq) : version);
   } else {
-    body = latest ? s.store->ReadFile(s.ns, key) : s.store->ReadVersion(s.ns, key, args.version);
+    body = latest ? s.store->ReadFile(s.ns, key) : s.store->ReadVersion(s.ns, key, version);
   }
   if (!body.has_value()) {
     std::string what = latest ? fmt::format("cat {}", key)
-                              : fmt::format("cat {} --version {}", key, args.version);
+                              : fmt::format("cat {} --version {}", key, version);
     if (args.chain_opt->count() > 0) return ReportError(what, body.error());
     return ReportError(what, latest ? WithMovedNote(s, key, body.error())
                                     : WhyNoHistory(s, key, body.error()));
@@ -324,6 +331,7 @@ struct DiffArgs {
   std::size_t context = 3;
   const CLI::Option* from_opt = nullptr;  // given, even as "", when count() > 0
   const CLI::Option* to_opt = nullptr;
+  std::vector<std::string> versions;  // FROM [TO] after the path: --from and --to
   std::uint64_t chain = 0;
   const CLI::Option* chain_opt = nullptr;
 };
@@ -349,6 +357,18 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   std::string key;
   int code = kExitOk;
   if (!ParsePathArg(args.path, &key, &code)) return code;
+  if (args.versions.size() > 2) {
+    return Fail(kExitUsage, fmt::format("diff: at most two versions follow the path (FROM TO), "
+                                        "not {}", args.versions.size()));
+  }
+  if (!args.versions.empty() && (args.from_opt->count() > 0 || args.to_opt->count() > 0)) {
+    return Fail(kExitUsage, "diff: give the versions after the path or as --from and --to, "
+                            "not both");
+  }
+  const bool has_from = args.from_opt->count() > 0 || !args.versions.empty();
+  const bool has_to = args.to_opt->count() > 0 || args.versions.size() > 1;
+  const std::string& from_spec = args.versions.empty() ? args.from : args.versions[0];
+  const std::string& to_spec = args.versions.size() > 1 ? args.versions[1] : args.to;
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto chain = PickChain(s, key, grainstore::kMemoryFileRelation, args.chain_opt, args.chain);
@@ -360,8 +380,8 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   }
   const grainstore::ChainInfo* given = args.chain_opt->count() > 0 ? &*chain : nullptr;
   grainstore::VersionInfo to;
-  if (args.to_opt->count() > 0) {
-    auto found = FindDiffVersion(s, key, given, args.to);
+  if (has_to) {
+    auto found = FindDiffVersion(s, key, given, to_spec);
     if (!found.has_value()) return ReportError(fmt::format("diff {} --to", key), found.error());
     to = std::move(found).value();
   } else {
@@ -378,8 +398,8 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
     to = std::move(last).value();
   }
   std::optional<grainstore::VersionInfo> from;
-  if (args.from_opt->count() > 0) {
-    auto found = FindDiffVersion(s, key, given, args.from);
+  if (has_from) {
+    auto found = FindDiffVersion(s, key, given, from_spec);
     if (!found.has_value())
       return ReportError(fmt::format("diff {} --from", key), found.error());
     from = std::move(found).value();
@@ -442,6 +462,8 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   CLI::App* cat =
       app.add_subcommand("cat", "Print a file's current body or any version");
   cat->add_option("path", c->path, "Memory path")->required();
+  c->version_arg_opt = cat->add_option("version", c->version_arg, "The same as --version")
+                         ->check(VersionName());
   c->version_opt = cat->add_option("--version", c->version,
                                    "Version number or grain-id prefix (>= 6 hex)")
                      ->check(VersionName());
@@ -454,6 +476,8 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   CLI::App* diff =
       app.add_subcommand("diff", "Unified diff between two versions of a file");
   diff->add_option("path", d->path, "Memory path")->required();
+  diff->add_option("versions", d->versions, "FROM [TO]: the same as --from and --to")
+      ->check(VersionName());
   d->from_opt = diff->add_option("--from", d->from,
                                  "Old version (default: the one before --to)")
                    ->check(VersionName());

@@ -605,12 +605,12 @@ def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
     # nothing after it changes nothing.
     proc = run_areev("cat", "--db", "s.db", "--", "/memories/a", cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (0, "x")
-    proc = run_areev("cat", "--", "/memories/a", "--db", "s.db", cwd=tmp_path)
+    proc = run_areev("cat", "--", "/memories/a", "1", "--db", "s.db", cwd=tmp_path)
     assert proc.returncode == 2 and "--db s.db" in proc.stderr, proc.stderr
     assert run_areev("log", "--db", "s.db", "--", cwd=tmp_path).returncode == 0
     # Past a command's arguments, what follows "--" is refused too, not read
     # as options (`cat P -- --db x` read store x).
-    for command in (["cat", "/memories/a"], ["memtool", create]):
+    for command in (["cat", "/memories/a", "1"], ["memtool", create]):
         proc = run_areev(*command, "--", "--db", "s.db", cwd=tmp_path)
         assert (proc.returncode, proc.stderr) == (
             2, f"areev: {command[0]} takes no more arguments, but --db s.db followed '--'; "
@@ -633,17 +633,26 @@ def test_help_or_an_option_after_a_double_dash_is_an_argument_refused(run_areev,
         (["restore", "/memories/s.md", "--", "-h"], "restore takes no more", "-h"),
         (["log", "--", "-h"], "log takes no", "-h"),
         (["add", "--subject", "a", "--relation", "b", "--", "-h"], "add takes no", "-h"),
-        (["cat", "--", "/memories/s.md", "--help"], "cat takes no more", "--help"),
-        (["cat", "/memories/s.md", "--", "--version", "1"], "cat takes no more", "--version 1"),
+        (["cat", "--", "/memories/s.md", "1", "--help"], "cat takes no more", "--help"),
+        (["cat", "/memories/s.md", "1", "--", "--version", "1"], "cat takes no more",
+         "--version 1"),
         (["history", "/memories/s.md", "--", "--json"], "history takes no more", "--json"),
         (["log", "--", "--limit", "1"], "log takes no", "--limit 1"),
-        (["cat", "/memories/s.md", "--", "--db="], "cat takes no more", "--db="),
+        (["cat", "/memories/s.md", "1", "--", "--db="], "cat takes no more", "--db="),
         (["umount", "mp", "--", "--abort"], "umount takes no more", "--abort"),
     ]
     for args, takes, extra in cases:
         proc = run_areev("--db", "s.db", *args, cwd=tmp_path)
         assert (proc.returncode, proc.stdout, proc.stderr) == (
             2, "", f"areev: {takes} arguments, but {extra} followed '--'; run with --help\n"), args
+    # After "--" an option's name is an argument, even where the command
+    # takes one: here a version, which it does not name.
+    for args, arg in [(["cat", "/memories/s.md", "--", "--help"], "version"),
+                      (["diff", "/memories/s.md", "--", "-h"], "versions")]:
+        proc = run_areev("--db", "s.db", *args, cwd=tmp_path)
+        assert (proc.returncode, proc.stdout) == (2, ""), args
+        assert proc.stderr.startswith(f"areev: {arg}: '{args[-1]}' is neither a version number"), \
+            proc.stderr
     # Nothing was purged: the deleted file is still there to restore.
     assert run_areev("restore", "/memories/s.md", "--db", "s.db", cwd=tmp_path).returncode == 0
     # -h before "--" is the help, as ever.

@@ -362,6 +362,40 @@ def test_diff_defaults_and_identity(run_areev, db, prefs):
     assert bad.returncode == 1 and "9" in bad.stderr
 
 
+# Issue: `areev diff PATH 1 3` and `areev cat PATH 2`, as git and most
+# version tools take them, were refused ("arguments were not expected").
+def test_versions_may_follow_the_path_as_in_git(run_areev, db, prefs):
+    def out(*args):
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 0, (args, proc.stderr)
+        return proc.stdout
+
+    grain = history_json(run_areev, db, prefs)[0]["grain_id"]  # whole: never all digits
+    assert out("diff", prefs, "1", "3") == out("diff", prefs, "--from", "1", "--to", "3")
+    assert out("diff", prefs, "3", "1") == out("diff", prefs, "--from", "3", "--to", "1")
+    assert out("diff", prefs, grain) == out("diff", prefs, "--from", "1")  # to the newest
+    assert out("diff", prefs, "1").splitlines()[1].startswith(f"+++ {prefs}\tv3 ")
+    assert out("cat", prefs, "1") == "Vegetarian.\nLikes tea.\n"
+    assert out("cat", prefs, grain) == out("cat", prefs, "--version", "1")
+    # One way or the other, not both; at most two; each a version's name.
+    for args, said in [
+            (("diff", prefs, "1", "--to", "3"), "diff: give the versions after the path or "
+                                                "as --from and --to, not both"),
+            (("diff", prefs, "2", "--from", "1"), "not both"),
+            (("diff", prefs, "1", "2", "3"), "diff: at most two versions follow the path "
+                                             "(FROM TO), not 3"),
+            (("diff", prefs, "v1"), "'v1' is neither a version number nor a grain id prefix"),
+            (("cat", prefs, "1", "--version", "1"), "cat: give the version after the path "
+                                                    "or as --version, not both"),
+            (("cat", prefs, "1", "2"), "not expected: 2"),
+            (("cat", prefs, ""), "'' is neither a version number")]:
+        proc = run_areev(*args, "--db", db)
+        assert proc.returncode == 2 and proc.stdout == "", (args, proc)
+        assert said in proc.stderr, (args, proc.stderr)
+    missing = run_areev("cat", prefs, "9", "--db", db)
+    assert missing.returncode == 1 and f"{prefs} has no version 9" in missing.stderr
+
+
 def test_all_digit_grain_prefixes_name_versions(run_areev, db):
     # Grain ids are hex, so a short id can be all digits; `cat` and `diff` must
     # then take it as the id it is, unless a version has that number.
