@@ -37,6 +37,7 @@ int RunAdd(const GlobalOptions& global, AddArgs args) {
 }
 
 struct RecallArgs {
+  std::string subject_arg;  // SUBJECT: the same as --subject
   std::string subject;
   std::string relation;
   bool all = false;
@@ -47,12 +48,20 @@ struct RecallArgs {
 constexpr std::size_t kMaxCellChars = 60;
 
 int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
+  // Either way, as history takes its subject (both given must agree).
+  if (!args.subject_arg.empty() && !args.subject.empty() && args.subject_arg != args.subject) {
+    return Fail(kExitUsage, "recall: give the subject once (SUBJECT or --subject)");
+  }
+  const std::string& subject = args.subject_arg.empty() ? args.subject : args.subject_arg;
+  if (subject.empty()) {
+    return Fail(kExitUsage, "recall: a subject is required (SUBJECT or --subject)");
+  }
   Session s;
   int code = kExitOk;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  auto facts = s.store->Recall(s.ns, args.subject, args.relation, args.all);
+  auto facts = s.store->Recall(s.ns, subject, args.relation, args.all);
   if (!facts.has_value())
-    return ReportError(fmt::format("recall {}", args.subject), facts.error());
+    return ReportError(fmt::format("recall {}", subject), facts.error());
   if (args.json) {
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& f : *facts) doc.push_back(FactJson(f));
@@ -96,9 +105,9 @@ void AddFactCommands(CLI::App& app, const GlobalOptions& global,
   auto r = std::make_shared<RecallArgs>();
   CLI::App* recall = app.add_subcommand(
       "recall", "List live facts and events about a subject");
-  recall->add_option("--subject", r->subject, "Subject")
-      ->required()
+  recall->add_option("subject", r->subject_arg, "Subject (the same as --subject)")
       ->check(NotBlank());
+  recall->add_option("--subject", r->subject, "Subject, e.g. alice")->check(NotBlank());
   recall->add_option("--relation", r->relation,
                      "Only this relation (default: any)")
       ->check(NotBlank());

@@ -591,8 +591,7 @@ def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
     # wrote to it).
     create = '{"command":"create","path":"/memories/a","file_text":"x"}'
     assert run_areev("memtool", create, "--db", "s.db", cwd=tmp_path).returncode == 0
-    for command in (["log"], ["recall", "--subject", "s"],
-                    ["add", "--subject", "s", "--relation", "r", "--object", "o"]):
+    for command in (["log"], ["add", "--subject", "s", "--relation", "r", "--object", "o"]):
         proc = run_areev(*command, "--", "--db", "s.db", cwd=tmp_path)
         assert (proc.returncode, proc.stderr) == (
             2, f"areev: {command[0]} takes no arguments, but --db s.db followed '--'; "
@@ -610,7 +609,7 @@ def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
     assert run_areev("log", "--db", "s.db", "--", cwd=tmp_path).returncode == 0
     # Past a command's arguments, what follows "--" is refused too, not read
     # as options (`cat P -- --db x` read store x).
-    for command in (["cat", "/memories/a", "1"], ["memtool", create]):
+    for command in (["cat", "/memories/a", "1"], ["memtool", create], ["recall", "s"]):
         proc = run_areev(*command, "--", "--db", "s.db", cwd=tmp_path)
         assert (proc.returncode, proc.stderr) == (
             2, f"areev: {command[0]} takes no more arguments, but --db s.db followed '--'; "

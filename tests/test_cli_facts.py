@@ -89,6 +89,28 @@ def test_add_usage_errors(run_areev, db):
     assert run_areev("recall", "--db", db).returncode == 2
 
 
+# Issue: `areev recall alice` was refused (`--subject is required`), where
+# `areev history PATH` takes its subject either way.
+def test_recall_takes_its_subject_as_an_argument_too(run_areev, db):
+    add(run_areev, db, "--subject", "alice", "--relation", "prefers", "--object", "tea")
+    add(run_areev, db, "--subject", "alice", "--relation", "prefers", "--object", "coffee")
+    add(run_areev, db, "--subject", "bob", "--relation", "prefers", "--object", "milk")
+    for args in (["--all"], ["--json"], ["--relation", "prefers", "--all", "--json"]):
+        by_arg = run_areev("recall", "alice", *args, "--db", db)
+        assert by_arg.returncode == 0, by_arg.stderr
+        assert by_arg.stdout == run_areev("recall", "--subject", "alice", *args, "--db", db).stdout
+        assert "coffee" in by_arg.stdout and "milk" not in by_arg.stdout
+    assert len(recall(run_areev, db, "alice", "--subject", "alice", "--all")) == 2  # agreeing
+    for args, said in [(["alice", "--subject", "bob"], "recall: give the subject once "
+                                                       "(SUBJECT or --subject)"),
+                       ([], "recall: a subject is required (SUBJECT or --subject)"),
+                       (["alice", "bob"], "not expected: bob"),
+                       ([" "], "subject: must not be empty or blank")]:
+        proc = run_areev("recall", *args, "--db", db)
+        assert proc.returncode == 2 and proc.stdout == "", (args, proc)
+        assert said in proc.stderr, (args, proc.stderr)
+
+
 def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
     """A blank name is refused everywhere, not stored (add) or read as "any" (recall)."""
     add(run_areev, db, "--subject", "a", "--relation", "r", "--object", "o")
