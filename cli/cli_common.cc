@@ -263,6 +263,20 @@ bool OpenSession(const GlobalOptions& global, Access access, Session* session,
   return true;
 }
 
+bool SubjectGivenOnce(std::string_view command, std::string_view names, const std::string& arg,
+                      const std::string& option, std::string* subject, int* exit_code) {
+  if (!arg.empty() && !option.empty() && arg != option) {
+    *exit_code = Fail(kExitUsage, fmt::format("{}: give the subject once ({})", command, names));
+    return false;
+  }
+  *subject = arg.empty() ? option : arg;
+  if (subject->empty()) {
+    *exit_code = Fail(kExitUsage, fmt::format("{}: a subject is required ({})", command, names));
+    return false;
+  }
+  return true;
+}
+
 bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code) {
   auto parsed = grainstore::ParseMemoryPath(raw);
   if (!parsed.has_value()) {

@@ -94,6 +94,12 @@ bool OpenStore(const GlobalOptions& global, Access access, Session* session,
 bool OpenSession(const GlobalOptions& global, Access access, Session* session,
                  int* exit_code);
 
+// The subject `command` takes either as an argument or as --subject (both
+// given must agree), in *subject; `names` says how, e.g. "PATH or --subject".
+// Otherwise prints why and sets *exit_code to kExitUsage.
+bool SubjectGivenOnce(std::string_view command, std::string_view names, const std::string& arg,
+                      const std::string& option, std::string* subject, int* exit_code);
+
 // Normalises a memory-file path argument ("/memories/a.md"). On failure prints
 // the contract message and sets *exit_code to kExitUsage.
 bool ParsePathArg(std::string_view raw, std::string* key, int* exit_code);

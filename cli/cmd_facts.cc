@@ -48,16 +48,13 @@ struct RecallArgs {
 constexpr std::size_t kMaxCellChars = 60;
 
 int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
-  // Either way, as history takes its subject (both given must agree).
-  if (!args.subject_arg.empty() && !args.subject.empty() && args.subject_arg != args.subject) {
-    return Fail(kExitUsage, "recall: give the subject once (SUBJECT or --subject)");
-  }
-  const std::string& subject = args.subject_arg.empty() ? args.subject : args.subject_arg;
-  if (subject.empty()) {
-    return Fail(kExitUsage, "recall: a subject is required (SUBJECT or --subject)");
+  int code = kExitOk;
+  std::string subject;
+  if (!SubjectGivenOnce("recall", "SUBJECT or --subject", args.subject_arg, args.subject,
+                        &subject, &code)) {
+    return code;
   }
   Session s;
-  int code = kExitOk;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
   auto facts = s.store->Recall(s.ns, subject, args.relation, args.all);
   if (!facts.has_value())

@@ -32,16 +32,8 @@ struct HistoryArgs {
 // The chain subject named by a positional path and/or --subject. Memory-file
 // subjects are validated and normalised like memory-tool paths.
 bool ResolveSubject(const HistoryArgs& args, std::string* subject, int* code) {
-  if (!args.path.empty() && !args.subject.empty() &&
-      args.path != args.subject) {
-    *code =
-        Fail(kExitUsage, "history: give the subject once (PATH or --subject)");
-    return false;
-  }
-  const std::string& raw = args.path.empty() ? args.subject : args.path;
-  if (raw.empty()) {
-    *code =
-        Fail(kExitUsage, "history: a subject is required (PATH or --subject)");
+  std::string raw;
+  if (!SubjectGivenOnce("history", "PATH or --subject", args.path, args.subject, &raw, code)) {
     return false;
   }
   if (args.relation == grainstore::kMemoryFileRelation)
