@@ -28,8 +28,9 @@ constexpr char kRevivableSql[] =
 Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime,
                            std::int64_t now, Saver saver, WriteResult* out,
                            std::string_view derived_from, const BodyBase* prefix,
-                           const KnownBody* known, int revive) {
+                           const KnownBody* known, int revive, std::int64_t ctime) {
   NodeInfo& n = *node;
+  const std::int64_t changed = ctime != 0 ? ctime : now;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   if (saver == Saver::kTool && n.versioning == Versioning::kUnversioned) {
     // The memory tool's writes are always versions: a file the mount stored
@@ -68,7 +69,7 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
   out->new_version = false;
   if (n.versioning == Versioning::kUnversioned) {
     GRAINSTORE_RETURN_IF_ERROR(
-        UpdateNodeContent(before, *body_id, body.size(), 0, n.versioning, mtime, now));
+        UpdateNodeContent(before, *body_id, body.size(), 0, n.versioning, mtime, changed));
     if (before.body_id != *body_id) {
       GRAINSTORE_RETURN_IF_ERROR(LogOp(n.ns, "write", n.key, "", n.id, 0, "", now));
     }
@@ -127,12 +128,12 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
     out->seq = chain.head_seq;
     n.chain_id = chain.id;
     GRAINSTORE_RETURN_IF_ERROR(
-        UpdateNodeContent(before, *body_id, body.size(), chain.id, n.versioning, mtime, now));
+        UpdateNodeContent(before, *body_id, body.size(), chain.id, n.versioning, mtime, changed));
   }
   node->body_id = *body_id;
   n.size = body.size();
   n.mtime_ns = mtime;
-  n.ctime_ns = now;
+  n.ctime_ns = changed;
   out->node = n;
   out->base = BodyBase{.body = *body_id, .size = body.size(), .hash = std::move(hash)};
   return Status::Ok();

@@ -345,11 +345,12 @@ class StoreImpl final : public ForkParticipant {
   // `derived_from` (a raw grain id) records where a moved body came from;
   // `prefix` and `known` are PlanBody's. A mount save of a chainless node
   // revives a chain vacated at its key of at least the kind `revive` names
-  // (RevivableChainAt). Sets out->base to the body now stored.
+  // (RevivableChainAt). The node's change time becomes `ctime`, or `now`
+  // when it is 0. Sets out->base to the body now stored.
   Status SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime, std::int64_t now,
                   Saver saver, WriteResult* out, std::string_view derived_from = {},
                   const BodyBase* prefix = nullptr, const KnownBody* known = nullptr,
-                  int revive = kRevivableUnlinked);
+                  int revive = kRevivableUnlinked, std::int64_t ctime = 0);
   // Tombstones the chain of a file; discards it instead when it is vacated
   // young, with one version saved through the mount (a temp file by behaviour).
   // `moved_to`: the file's node is not removed but moves on to that key (a

@@ -1,4 +1,5 @@
 // Store operations addressed by node id: the mount's view of the tree.
+#include <algorithm>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -326,8 +327,14 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   const BodyBase* prefix =
       appended_to != nullptr && !replaced && body.size() >= appended_to->size ? appended_to
                                                                                : nullptr;
+  // The change time is the draft's last change, as a local disk keeps it: its
+  // last write (its mtime) or a later chmod, chown or utimens (the node's
+  // ctime), not the close that seals it. Never later than now: a future
+  // mtime set by utimens was set now.
+  const std::int64_t changed =
+      mtime_ns ? std::min(now, std::max(*mtime_ns, row->ctime_ns)) : now;
   GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount,
-                                        &out, {}, prefix));
+                                        &out, {}, prefix, nullptr, kRevivableUnlinked, changed));
   std::string amended;
   if (out.new_version && out.seq > 1 && FromHex(amends, &amended) && amended.size() == kHashBytes) {
     GRAINSTORE_RETURN_IF_ERROR(s.MarkTransient(out.node.chain_id, out.seq - 1, amended));

@@ -538,6 +538,44 @@ TEST_F(StoreTest, WriteBodyAmendsOnlyTheMountSavedVersionItSupersedes) {
   EXPECT_EQ(*first, "one\n");
 }
 
+// A save's change time is the draft's last change, as on a local disk: its
+// last write (the mtime the mount passes) or a later chmod or utimens, never
+// the moment it is sealed, and never past that moment.
+TEST_F(StoreTest, WriteBodyKeepsTheLastChangeAsTheChangeTime) {
+  auto root = *store_->RootId(ns_);
+  auto n = store_->CreateNode(root, "held.md", NewNode{.kind = NodeKind::kFile, .mode = 0644});
+  ASSERT_TRUE(n.has_value());
+  const std::int64_t written = n->ctime_ns + 1;  // a write after the create
+  auto saved = store_->WriteBody(n->id, "one\n", written);
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_EQ(saved->node.mtime_ns, written);
+  EXPECT_EQ(saved->node.ctime_ns, written);
+  EXPECT_EQ(store_->GetNode(n->id)->ctime_ns, written);
+
+  // A chmod after the next write: the change time is the chmod's.
+  auto chmod = store_->SetAttributes(n->id, AttrUpdate{.mode = 0600});
+  ASSERT_TRUE(chmod.has_value());
+  ASSERT_GT(chmod->ctime_ns, written);
+  saved = store_->WriteBody(n->id, "two\n", written + 1);
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_EQ(saved->node.mtime_ns, written + 1);
+  EXPECT_EQ(saved->node.ctime_ns, chmod->ctime_ns);
+
+  // An mtime set in the future (utimens) was set no later than the save.
+  const std::int64_t future = chmod->ctime_ns + std::int64_t{3600} * 1'000'000'000;
+  saved = store_->WriteBody(n->id, "three\n", future);
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_EQ(saved->node.mtime_ns, future);
+  EXPECT_GE(saved->node.ctime_ns, chmod->ctime_ns);
+  EXPECT_LT(saved->node.ctime_ns, future);
+
+  // The memory tool's writes change the file now.
+  auto tool = store_->PutFile(ns_, "/memories/held.md", "four\n");
+  ASSERT_TRUE(tool.has_value());
+  EXPECT_EQ(tool->node.ctime_ns, tool->node.mtime_ns);
+  EXPECT_GE(tool->node.ctime_ns, saved->node.ctime_ns);
+}
+
 // Bytes appended to a body another writer has replaced since go after that
 // writer's body (O_APPEND through the mount); with the body unchanged, or
 // without `appended_to`, the body is stored as given.

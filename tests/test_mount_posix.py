@@ -431,6 +431,43 @@ def test_chmod_before_close_keeps_the_unsaved_writes_mtime(mnt):
         assert other.stop() == 0
 
 
+def test_a_files_change_time_is_its_last_change_not_its_close(mnt):
+    # Issue: a save's ctime was the close that sealed it, so a file held open
+    # after its last write showed a ctime later than its mtime (and, once the
+    # kernel dropped its cached one, a ctime that moved with nothing
+    # changed): tools that watch ctime (backup, tar's incremental mode,
+    # git's trustctime) saw a change that had not happened.
+    p = mnt.path / "held.md"
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, b"x\n")
+        time.sleep(0.5)
+    finally:
+        os.close(fd)
+    os.listdir(mnt.path)
+    st = os.stat(p)
+    assert st.st_ctime_ns == st.st_mtime_ns
+    # A chmod after the last write is the last change.
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, b"y\n")
+        time.sleep(0.2)
+        os.fchmod(fd, 0o600)
+        after_chmod = time.time_ns()
+        time.sleep(0.5)
+    finally:
+        os.close(fd)
+    st = os.stat(p)
+    assert st.st_mtime_ns < st.st_ctime_ns <= after_chmod
+    # As stored: another mount of the store shows the same times.
+    other = Mount(mnt.db, mnt.path.parent / "other").start()
+    try:
+        seen = os.stat(other.path / "held.md")
+        assert (seen.st_mtime_ns, seen.st_ctime_ns) == (st.st_mtime_ns, st.st_ctime_ns)
+    finally:
+        assert other.stop() == 0
+
+
 def test_a_chmod_or_chown_through_another_mount_reaches_this_one(mnt):
     # Issue: a mode or owner change made no op-log entry, so another mount of
     # the store kept the old one for as long as it cached the file: a chmod

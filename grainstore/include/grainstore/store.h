@@ -224,7 +224,9 @@ class Store {
   // (one snapshot: the size in `info` is the returned body's).
   Result<std::string> ReadBody(NodeId id, NodeInfo* info = nullptr, BodyBase* base = nullptr);
   // Replaces a file's body (sealing a version if versioned and changed) and
-  // sets its mtime (now if not given). NotFound; IsADirectory; TooLarge.
+  // sets its mtime (now if not given) and its ctime: with an mtime given,
+  // the later of it and the node's ctime (a chmod or utimens since), but not
+  // past now; else now. NotFound; IsADirectory; TooLarge.
   // `amends` (a grain id in hex) names the mount-saved version this save
   // continues, sealed by the same open file moments ago: when it is still the
   // version the new one supersedes, it is marked transient (kept, readable,
