@@ -25,6 +25,7 @@
 #include "grainstore/path.h"
 #include "schema.h"
 #include "store_impl.h"
+#include "wal_commits.h"
 
 namespace grainstore {
 namespace {
@@ -333,7 +334,7 @@ struct AbsentFiles {
 
   std::vector<std::string> paths;
   bool store_file = false;  // the store file itself is among them
-  struct stat found {};     // the store file's, when there was one to stat
+  struct stat found {};     // the store file's (its target's, for a link), when found
 
   static AbsentFiles At(const std::string& path) {
     AbsentFiles absent;
@@ -342,12 +343,18 @@ struct AbsentFiles {
       const std::string file = path + suffix;
       // A dangling symbolic link exists: SQLite would create its target,
       // which is left alone.
-      if (::lstat(file.c_str(), &st) != 0 && errno == ENOENT) {
+      if (::lstat(file.c_str(), &st) != 0) {
+        if (errno != ENOENT) continue;
         absent.paths.push_back(file);
         if (*suffix == '\0') absent.store_file = true;
+      } else if (*suffix == '\0') {
+        // The file as found, not as a second look finds it: another
+        // creator's failure may remove it in between, and the file this
+        // open then makes would pass for the one found.
+        absent.found = st;
+        if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &absent.found) != 0) absent.found = {};
       }
     }
-    if (!absent.store_file && ::stat(path.c_str(), &absent.found) != 0) absent.found = {};
     return absent;
   }
 
@@ -373,23 +380,22 @@ struct AbsentFiles {
 };
 
 // Whether the SQLite file at `path` can hold no table, read from its size
-// alone: it is empty, or its first page (the schema's) is all there is and
-// its -wal holds no frame (a 32-byte header at most). An areev store has
-// tables on pages of their own. False when that cannot be told.
+// and its -wal's frame headers alone: it is empty, or its first page (the
+// schema's) is all there is and its -wal commits nothing (it may hold the
+// frames of a transaction that failed, which no reader takes). An areev
+// store has tables on pages of their own. False when that cannot be told.
 bool HoldsNoTables(const std::string& path) {
   namespace fs = std::filesystem;
-  constexpr std::uintmax_t kWalHeader = 32;
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) return false;
   if (size == 0) return true;
-  const std::uintmax_t wal = fs::file_size(path + "-wal", ec);
-  if (!ec && wal > kWalHeader) return false;
   const FileHeader header = FileHeader::Of(path);
   if (!header.IsSqlite(18)) return false;  // through the page size
   const unsigned raw = (unsigned{header.bytes[16]} << 8) | header.bytes[17];
   const std::uintmax_t page_size = raw == 1 ? 65536 : raw;  // 1 stands for 65536
-  return page_size >= 512 && size <= page_size;
+  return page_size >= 512 && size <= page_size &&
+         ReadWalCommits(path + "-wal") == WalCommits::kNone;
 }
 
 // Whether the store file at `path` is empty and has no -wal or -shm beside
@@ -449,8 +455,9 @@ class StoreFileLock {
 
 // Whether the new store's file came to hold a store (another creator's,
 // committed meanwhile): by what `impl`'s connection reads, or by the file's
-// size when that connection cannot read (its -shm could not grow, or it was
-// never opened). `impl` is closed first, either way.
+// size and its -wal's commits when that connection cannot read (its -shm
+// could not grow, or it was never opened). `impl` is closed first, either
+// way.
 bool CameToHoldStore(std::unique_ptr<StoreImpl> impl, const std::string& path) {
   const Result<bool> holds = HoldsStore(&impl->db);
   impl.reset();

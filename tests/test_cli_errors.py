@@ -1351,7 +1351,12 @@ def test_a_new_store_on_a_full_disk_says_so_and_leaves_no_file(run_areev, tmp_pa
 # left it to the other: the first to fail found the other's connection on the
 # file and removed nothing, the other had not made the file and removed
 # nothing either; a 4 KiB store file (or an empty one and a 3-byte -shm)
-# stayed, and both said SQLite's "database or disk is full".
+# stayed, and both said SQLite's "database or disk is full". Two rarer
+# interleavings left the file too (about one round in a hundred on a busy
+# machine): a creator that looked between the other's creation of the file
+# and its removal took the file its own open then made for the other's; and
+# two connections closing at once each left the -wal to the other, whose
+# frames of the failed transaction then passed for a store's tables.
 @pytest.mark.parametrize("room", [0, 80 << 10])
 def test_two_new_stores_on_a_full_disk_at_once_say_so_and_leave_no_file(areev_bin, tmp_path,
                                                                          room):
@@ -1359,7 +1364,7 @@ def test_two_new_stores_on_a_full_disk_at_once_say_so_and_leave_no_file(areev_bi
         pad = fill(fs)
         os.truncate(pad, pad.stat().st_size - room)
         before = sorted(os.listdir(fs))
-        for _ in range(3):
+        for _ in range(20):  # rounds: the races above are rare
             procs = [subprocess.Popen([areev_bin, "--db", str(fs / "new.db"), "memtool",
                                        create(f"/memories/{who}.md", "x\n")],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
