@@ -27,10 +27,9 @@ constexpr char kRevivableSql[] =
 
 Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime,
                            std::int64_t now, Saver saver, WriteResult* out,
-                           std::string_view derived_from, const BodyBase* prefix,
-                           const KnownBody* known, int revive, std::int64_t ctime) {
+                           const SealOptions& options) {
   NodeInfo& n = *node;
-  const std::int64_t changed = ctime != 0 ? ctime : now;
+  const std::int64_t changed = options.ctime != 0 ? options.ctime : now;
   GRAINSTORE_RETURN_IF_ERROR(CheckBodySize(body.size()));
   if (saver == Saver::kTool && n.versioning == Versioning::kUnversioned) {
     // The memory tool's writes are always versions: a file the mount stored
@@ -57,7 +56,7 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
   // and stored whole each time it cost the square of its size. Its bases
   // stay while a delta holds them (AdjustRefs), and every base an append
   // run picks lies under the file's current body.
-  auto plan = PlanBody(*node, body, prefix, known);
+  auto plan = PlanBody(*node, body, options.prefix, options.known);
   if (!plan) return plan.error();
   auto body_id = InternBody(body, &hash, versioned ? 1 : 0, &inserted, &*plan);
   if (!body_id) return body_id.error();
@@ -82,7 +81,7 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
     } else {
       std::int64_t revived = 0;
       if (saver == Saver::kMount) {
-        auto found = RevivableChainAt(n.ns, n.key, now, revive);
+        auto found = RevivableChainAt(n.ns, n.key, now, options.revive);
         if (!found) return found.error();
         revived = *found;
       }
@@ -104,7 +103,7 @@ Status StoreImpl::SealBody(NodeInfo* node, std::string_view body, std::int64_t m
       GrainSpec spec{.type = GrainType::kFact, .ns = n.ns, .subject = n.key,
                      .relation = kMemoryFileRelation, .object = "", .body_id = *body_id,
                      .body_hash = hash, .size = body.size(), .op = first ? "create" : "edit",
-                     .derived_from = derived_from, .body_counted = inserted,
+                     .derived_from = options.derived_from, .body_counted = inserted,
                      .flags = saver == Saver::kMount ? kGrainFlagMountSave : 0};
       auto g = AppendGrain(&chain, spec, now);
       if (!g) return g.error();
@@ -343,8 +342,7 @@ Status StoreImpl::MoveNode(NodeInfo* src, const NodeInfo& parent, std::string_vi
         // A rename is a save only where a file was moved aside: a chain
         // vacated by an unlink stays deleted, as for any rename onto its path.
         GRAINSTORE_RETURN_IF_ERROR(SealBody(src, *body, n.mtime_ns, now, Saver::kMount,
-                                            &ignored, {}, nullptr, nullptr,
-                                            kRevivableMovedAside));
+                                            &ignored, {.revive = kRevivableMovedAside}));
         copy_in_place = true;
       }
     }

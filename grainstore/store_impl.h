@@ -141,6 +141,16 @@ inline constexpr int kRevivableMovedAside = 2;  // moved to a temp or backup nam
 // TooLarge when a body exceeds Limits::kMaxBodyBytes.
 Status CheckBodySize(std::size_t size);
 
+// What a seal may be told beyond the body and who saves it
+// (StoreImpl::SealBody).
+struct SealOptions {
+  std::string_view derived_from;     // a raw grain id: where a moved body came from
+  const BodyBase* prefix = nullptr;  // PlanBody's: the body this one appends to
+  const KnownBody* known = nullptr;  // PlanBody's: a body this one may splice on
+  int revive = kRevivableUnlinked;   // the least kind of vacated chain a mount save revives
+  std::int64_t ctime = 0;            // the node's change time; 0: now
+};
+
 class StoreImpl final : public ForkParticipant {
  public:
   explicit StoreImpl(const Options& opts) : options(opts) {}
@@ -342,15 +352,11 @@ class StoreImpl final : public ForkParticipant {
   // ---- file semantics (store_files.cc)
   // Seals `body` as the node's content: a new grain on its chain when the node
   // is versioned and the content changed (see Saver for what `saver` changes).
-  // `derived_from` (a raw grain id) records where a moved body came from;
-  // `prefix` and `known` are PlanBody's. A mount save of a chainless node
-  // revives a chain vacated at its key of at least the kind `revive` names
-  // (RevivableChainAt). The node's change time becomes `ctime`, or `now`
-  // when it is 0. Sets out->base to the body now stored.
+  // A mount save of a chainless node revives a chain vacated at its key of at
+  // least the kind options.revive names (RevivableChainAt). Sets out->base to
+  // the body now stored.
   Status SealBody(NodeInfo* node, std::string_view body, std::int64_t mtime, std::int64_t now,
-                  Saver saver, WriteResult* out, std::string_view derived_from = {},
-                  const BodyBase* prefix = nullptr, const KnownBody* known = nullptr,
-                  int revive = kRevivableUnlinked, std::int64_t ctime = 0);
+                  Saver saver, WriteResult* out, const SealOptions& options = {});
   // Tombstones the chain of a file; discards it instead when it is vacated
   // young, with one version saved through the mount (a temp file by behaviour).
   // `moved_to`: the file's node is not removed but moves on to that key (a

@@ -194,9 +194,9 @@ Result<NodeInfo> Store::RenameNode(NodeId parent, std::string_view name, NodeId 
       GRAINSTORE_RETURN_IF_ERROR(s.LogOp(src->ns, "rename", old_key, src->key,
                                          src->id, chain, "", now));
       WriteResult ignored;
-      GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*src, *body, src->mtime_ns, now, Saver::kMount,
-                                            &ignored, derived_from, nullptr,
-                                            target.id != 0 ? &target : nullptr));
+      GRAINSTORE_RETURN_IF_ERROR(
+          s.SealBody(&*src, *body, src->mtime_ns, now, Saver::kMount, &ignored,
+                     {.derived_from = derived_from, .known = target.id != 0 ? &target : nullptr}));
       // SealBody saw the node already on the target's chain; the reference a
       // chainless source held on its old body goes now, after the new grain's.
       if (src_before.chain_id == 0) {
@@ -334,7 +334,7 @@ Result<WriteResult> Store::WriteBody(NodeId id, std::string_view body,
   const std::int64_t changed =
       mtime_ns ? std::min(now, std::max(*mtime_ns, row->ctime_ns)) : now;
   GRAINSTORE_RETURN_IF_ERROR(s.SealBody(&*row, body, mtime_ns.value_or(now), now, Saver::kMount,
-                                        &out, {}, prefix, nullptr, kRevivableUnlinked, changed));
+                                        &out, {.prefix = prefix, .ctime = changed}));
   std::string amended;
   if (out.new_version && out.seq > 1 && FromHex(amends, &amended) && amended.size() == kHashBytes) {
     GRAINSTORE_RETURN_IF_ERROR(s.MarkTransient(out.node.chain_id, out.seq - 1, amended));

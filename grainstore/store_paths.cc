@@ -145,7 +145,7 @@ Result<WriteResult> Store::EditFile(NsId ns, std::string_view key, const EditFn&
   // The edit's result may be stored as a splice on what it was made from.
   const KnownBody edited{.id = node->body_id, .content = *current};
   GRAINSTORE_RETURN_IF_ERROR(
-      s.SealBody(&*node, next, now, now, Saver::kTool, &out, {}, nullptr, &edited));
+      s.SealBody(&*node, next, now, now, Saver::kTool, &out, {.known = &edited}));
   GRAINSTORE_RETURN_IF_ERROR(txn.Commit());
   return out;
 }
