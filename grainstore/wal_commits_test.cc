@@ -43,12 +43,14 @@ class WalDb {
   std::string wal_;
 };
 
-// Rows of 3 KiB, each on a page of its own, n of them.
+// A WITH clause naming `c`, the numbers 1 to n, for a statement that
+// follows it to select n rows from (a 3 KiB blob per row fills a page).
 std::string Rows(int n) {
   return "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < " +
          std::to_string(n) + ") ";
 }
 
+// Inserts n rows of 3 KiB.
 void InsertRows(WalDb* db, int n) {
   db->Exec(Rows(n) + "INSERT INTO t SELECT zeroblob(3000) FROM c");
 }
