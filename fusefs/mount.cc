@@ -28,6 +28,7 @@
 #include "log.h"
 #include "mount_table.h"
 #include "ops.h"
+#include "request_loop.h"
 #include "stop_signals.h"
 
 extern char** environ;
@@ -40,10 +41,6 @@ constexpr char kAreevMountType[] = "fuse.areev";
 
 constexpr int kPollIntervalMs = 100;
 constexpr unsigned kMaxThreads = 16;
-// Workers stay once started: libfuse ends a worker that finds more than this
-// many idle, and a burst of parallel requests (git's threads stat every
-// file at once) then starts and ends a thread for nearly every request.
-constexpr unsigned kMaxIdleThreads = kMaxThreads;
 
 // RAII owners for libfuse objects.
 struct ArgsDeleter {
@@ -54,9 +51,6 @@ struct ArgsDeleter {
 };
 struct SessionDeleter {
   void operator()(fuse_session* se) const { fuse_session_destroy(se); }
-};
-struct LoopConfigDeleter {
-  void operator()(fuse_loop_config* config) const { fuse_loop_cfg_destroy(config); }
 };
 
 struct OpenedStore {
@@ -143,11 +137,9 @@ std::unique_ptr<fuse_args, ArgsDeleter> BuildArgs(const MountOptions& options, F
 
 int Loop(fuse_session* se, const MountOptions& options) {
   if (options.single_threaded) return fuse_session_loop(se);
-  std::unique_ptr<fuse_loop_config, LoopConfigDeleter> config(fuse_loop_cfg_create());
-  fuse_loop_cfg_set_clone_fd(config.get(), 0);
-  fuse_loop_cfg_set_max_threads(config.get(), kMaxThreads);
-  fuse_loop_cfg_set_idle_threads(config.get(), kMaxIdleThreads);
-  return fuse_session_loop_mt(se, config.get());
+  RequestLoopOptions loop;
+  loop.max_workers = kMaxThreads;
+  return RunRequestLoop(se, loop);
 }
 
 // Runs one command, returning its exit status (-1 if it could not run).

@@ -165,8 +165,8 @@ void StopSignals::Run() {
   signalled_.store(true);
   if (before_exit_) before_exit_();
   fuse_session_exit(se_);
-  // The multi-threaded loop sleeps in sem_wait, the single-threaded one in a
-  // read of /dev/fuse; a signal to that thread ends either.
+  // The request loop's watcher sleeps in poll(2), libfuse's single-threaded
+  // loop (-s) in a read of /dev/fuse; a signal to that thread ends either.
   for (;;) {
     pthread_kill(loop_thread_, SIGTERM);
     bool ignored = false;

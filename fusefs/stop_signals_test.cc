@@ -2,8 +2,9 @@
 
 #include <fuse_lowlevel.h>
 #include <gtest/gtest.h>
-#include <semaphore.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -47,13 +48,17 @@ class StopSignalsTest : public ::testing::Test {
     ASSERT_TRUE(stop_) << error;
   }
 
-  // Waits as fuse_session_loop_mt does: nothing posts this semaphore, so only
-  // a signal to this thread ends each wait.
+  // Waits as the request loop's watcher does while no request comes: in
+  // poll(2) on an eventfd that nothing posts, so only a signal to this thread
+  // ends each wait.
   void WaitAsTheLoopDoes() {
-    sem_t never;
-    sem_init(&never, 0, 0);
-    while (!fuse_session_exited(session_.get())) sem_wait(&never);
-    sem_destroy(&never);
+    const int never = eventfd(0, EFD_CLOEXEC);
+    ASSERT_GE(never, 0);
+    while (!fuse_session_exited(session_.get())) {
+      pollfd woken{never, POLLIN, 0};
+      poll(&woken, 1, -1);
+    }
+    close(never);
   }
 
   Session session_;

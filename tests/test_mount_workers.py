@@ -1,10 +1,12 @@
 """The daemon as a process: a burst of parallel requests (git's threads stat
 every file of a tree at once) grows its pool of worker threads, and the
 workers it started stay for the next burst instead of each ending and being
-started again; and it runs with glibc's malloc advising huge pages."""
+started again; an idle daemon sleeps; and it runs with glibc's malloc
+advising huge pages."""
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -61,14 +63,52 @@ def test_workers_started_by_a_burst_stay_for_the_next(mnt, trees):
     if "-s" in mnt.extra:
         pytest.skip("single-threaded daemon")
     pid = mnt.proc.pid
+    before = threads_of(pid)
     git_status(trees["a"], mnt.path)
     first = threads_of(pid)
+    assert len(first) > len(before), "one worker served git's parallel stats alone"
     for tree in TREES[1:]:
         git_status(trees[tree], mnt.path)
     ended = first - threads_of(pid)
     assert not ended, (f"{len(ended)} of the daemon's {len(first)} threads ended during two "
                        "more bursts: idle workers end and are started again")
 
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def voluntary_switches(pid, tid):
+    with open(f"/proc/{pid}/task/{tid}/status") as f:
+        for line in f:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no voluntary_ctxt_switches for thread {tid}")
+
+
+def test_an_idle_daemon_sleeps(mnt):
+    # After a request the worker that answered it looks for the next one for
+    # a moment instead of sleeping, and the loop's watcher (the main thread)
+    # looks every millisecond while requests come: once they stop, both must
+    # sleep.
+    if "-s" in mnt.extra:
+        pytest.skip("single-threaded daemon: libfuse's loop")
+    pid = mnt.proc.pid
+    for i in range(300):
+        (mnt.path / f"f{i}.txt").write_text(f"{i}\n")
+        assert (mnt.path / f"f{i}.txt").read_text() == f"{i}\n"
+    time.sleep(0.5)
+    cpu, woken = cpu_seconds(pid), voluntary_switches(pid, pid)
+    time.sleep(2)
+    used, woken = cpu_seconds(pid) - cpu, voluntary_switches(pid, pid) - woken
+    # The poller looks at the op-log every 100 ms; a spinning reader would
+    # take all of one CPU, a watcher that never sleeps about 2,000 wake-ups
+    # (a stray request, such as the kernel's forgets, costs it 20).
+    assert used < 0.3, f"the idle daemon used {used:.2f} s of CPU in 2 s"
+    assert woken < 200, f"the idle watcher woke {woken} times in 2 s"
 
 
 def raw_environ(pid):
