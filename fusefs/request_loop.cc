@@ -33,6 +33,8 @@ using Clock = std::chrono::steady_clock;
 // kWatchAfterRequest; otherwise it sleeps until a handler starts.
 constexpr int kWatchTickMs = 1;
 constexpr auto kWatchAfterRequest = std::chrono::milliseconds(20);
+// Each worker's thread name (top -H, /proc/PID/task/TID/comm).
+constexpr char kWorkerName[] = "areev-worker";
 // How many requests in a row a reader must find waiting as soon as it looks
 // before it calls in another reader.
 constexpr unsigned kQueuedRun = 3;
@@ -126,6 +128,7 @@ int RequestLoop::Run() {
 }
 
 void RequestLoop::Work() {
+  pthread_setname_np(pthread_self(), kWorkerName);
   fuse_buf buf{};
   bool reader = false;
   bool look = false;
