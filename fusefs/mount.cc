@@ -40,7 +40,6 @@ namespace {
 constexpr char kAreevMountType[] = "fuse.areev";
 
 constexpr int kPollIntervalMs = 100;
-constexpr unsigned kMaxThreads = 16;
 
 // RAII owners for libfuse objects.
 struct ArgsDeleter {
@@ -137,9 +136,7 @@ std::unique_ptr<fuse_args, ArgsDeleter> BuildArgs(const MountOptions& options, F
 
 int Loop(fuse_session* se, const MountOptions& options) {
   if (options.single_threaded) return fuse_session_loop(se);
-  RequestLoopOptions loop;
-  loop.max_workers = kMaxThreads;
-  return RunRequestLoop(se, loop);
+  return RunRequestLoop(se, RequestLoopOptions{});
 }
 
 // Runs one command, returning its exit status (-1 if it could not run).

@@ -8,8 +8,9 @@
 // before it sleeps in poll(2). The other workers are parked where no
 // request wakes them, and a second reader is brought in only when requests
 // queue:
-// - the reader found the next request already there after answering one
-//   (parallel clients: git's threads stat every file at once);
+// - the reader found the next request already there after answering one,
+//   three times in a row (parallel clients: git's threads stat every file
+//   at once; a single client leaves one there now and then);
 // - every reader has been in a handler for `stuck_after` while a request
 //   waits (a save behind another process's write lock, a page the kernel
 //   drops while a read of it waits for the daemon). The calling thread
