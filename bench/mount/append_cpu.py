@@ -16,10 +16,11 @@ threads"): this shows both sides.
 import argparse
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 import time
+
+from foreground_mount import foreground_mount
 
 
 def daemon_cpu_s(pid):
@@ -34,16 +35,7 @@ def own_cpu_s():
 
 def one_round(areev, cycles, scratch):
     mnt = scratch / "mnt"
-    mnt.mkdir()
-    log = open(scratch / "mount.log", "wb")
-    daemon = subprocess.Popen([areev, "--db", str(scratch / "s.db"), "mount", str(mnt), "-f"],
-                              stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 20
-        while not os.path.ismount(mnt):
-            if daemon.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"the mount did not come up: {(scratch / 'mount.log').read_text()}")
-            time.sleep(0.02)
+    with foreground_mount(areev, scratch / "s.db", mnt, scratch / "mount.log") as daemon:
         path = mnt / "log.txt"
         path.write_text("first\n")
         time.sleep(0.3)  # the daemon settles: its loop goes idle
@@ -56,11 +48,7 @@ def one_round(areev, cycles, scratch):
         lines = path.read_text().count("\n")
         if lines != cycles + 1:
             sys.exit(f"{lines} lines in the file, not {cycles + 1}")
-    finally:
-        subprocess.run(["fusermount3", "-u", str(mnt)], check=False)
-        daemon.wait(timeout=60)
     return wall, daemon_s, own_s
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

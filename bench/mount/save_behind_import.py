@@ -19,7 +19,6 @@ writer depends on how often the waiter looks for the lock (docs/performance.md,
 """
 import argparse
 import json
-import os
 import pathlib
 import statistics
 import subprocess
@@ -27,6 +26,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from foreground_mount import foreground_mount
 
 SAVE_EVERY_S = 0.03
 IDLE_SAVES = 60
@@ -44,23 +45,10 @@ def save(path, text):
     return time.monotonic() - start
 
 
-def mounted(path):
-    return os.path.ismount(path)
-
-
 def one_round(areev, files, scratch):
     db = scratch / "agent.db"
     mnt = scratch / "mnt"
-    mnt.mkdir()
-    log = open(scratch / "mount.log", "wb")
-    daemon = subprocess.Popen([areev, "--db", str(db), "mount", str(mnt), "-f"],
-                              stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 10
-    while not mounted(mnt):
-        if daemon.poll() is not None or time.monotonic() > deadline:
-            sys.exit(f"the mount did not come up: {(scratch / 'mount.log').read_text()}")
-        time.sleep(0.05)
-    try:
+    with foreground_mount(areev, db, mnt, scratch / "mount.log"):
         commands = "".join(
             json.dumps({"command": "create", "path": f"/memories/import/f{i}.md",
                         "file_text": "x" * 100}) + "\n" for i in range(files)).encode()
@@ -85,10 +73,6 @@ def one_round(areev, files, scratch):
             idle.append(save(mnt / f"idle{i}.md", f"saved {i}\n"))
             time.sleep(SAVE_EVERY_S)
         return import_s, busy, idle
-    finally:
-        subprocess.run(["fusermount3", "-u", str(mnt)], check=False)
-        daemon.wait(timeout=30)
-        log.close()
 
 
 def main():
