@@ -140,7 +140,7 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
                                        grainstore::FormatIsoUtc(away.at_ns), now_at);
         if (left->state != grainstore::ChainState::kLive) {
           note += fmt::format(" ({} there at {})", grainstore::ChainStateName(left->state),
-                              grainstore::FormatIsoUtc(left->deleted_ns));
+                              grainstore::FormatIsoUtc(grainstore::ChainEndNs(*left)));
         }
         noted = grainstore::Status::NotFound(std::move(note));
         return false;

@@ -77,7 +77,7 @@ std::string OtherChainsNote(const Session& s, std::string_view subject,
                           c.head_seq == 1 ? "" : "s",
                           grainstore::ChainStateName(c.state));
     if (c.state != grainstore::ChainState::kLive) {
-      others += " " + grainstore::FormatIsoUtc(c.deleted_ns);
+      others += " " + grainstore::FormatIsoUtc(grainstore::ChainEndNs(c));
     }
     others += ")";
   }
@@ -217,13 +217,15 @@ int PrintChains(const Session& s, std::string_view subject, std::string_view rel
     for (const grainstore::ChainInfo& c : *chains) array.push_back(ChainJson(c));
     return Emit(JsonText(array));
   }
-  Table table({"CHAIN", "STATE", "VERSIONS", "CREATED (UTC)", "DELETED (UTC)"},
-              {true, false, true, false, false});
+  Table table({"CHAIN", "STATE", "VERSIONS", "CREATED (UTC)", "DELETED (UTC)", "PURGED (UTC)"},
+              {true, false, true, false, false, false});
   for (const grainstore::ChainInfo& c : *chains) {
     table.AddRow({fmt::format("{}", c.id), grainstore::ChainStateName(c.state),
                   fmt::format("{}", c.head_seq), grainstore::FormatIsoUtc(c.created_ns),
                   c.state != grainstore::ChainState::kLive ? grainstore::FormatIsoUtc(c.deleted_ns)
-                                                           : std::string()});
+                                                           : std::string(),
+                  c.state == grainstore::ChainState::kPurged ? grainstore::FormatIsoUtc(c.purged_ns)
+                                                             : std::string()});
   }
   return Emit(table.Render());
 }
@@ -269,7 +271,8 @@ int RunHistory(const GlobalOptions& global, const HistoryArgs& args) {
       }
     }
     text += fmt::format("# {} {} at {}{}\n", CellText(subject), purged ? "purged" : "deleted",
-                        grainstore::FormatIsoUtc(chain->deleted_ns), purged ? "" : how);
+                        grainstore::FormatIsoUtc(grainstore::ChainEndNs(*chain)),
+                        purged ? "" : how);
   }
   text += OtherChainsNote(s, subject, args.relation, chain->id, args.all);
   return Emit(text);

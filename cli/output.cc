@@ -106,6 +106,7 @@ nlohmann::json VersionJson(const grainstore::VersionInfo& v) {
 
 nlohmann::json ChainJson(const grainstore::ChainInfo& c) {
   const bool deleted = c.state != grainstore::ChainState::kLive;
+  const bool purged = c.state == grainstore::ChainState::kPurged;
   return nlohmann::json{
       {"chain_id", c.id},
       {"subject", c.subject},
@@ -117,6 +118,9 @@ nlohmann::json ChainJson(const grainstore::ChainInfo& c) {
       {"deleted",
        deleted ? nlohmann::json(grainstore::FormatIsoUtc(c.deleted_ns, 9)) : nlohmann::json()},
       {"deleted_ns", deleted ? nlohmann::json(c.deleted_ns) : nlohmann::json()},
+      {"purged", purged ? nlohmann::json(grainstore::FormatIsoUtc(c.purged_ns, 9))
+                        : nlohmann::json()},
+      {"purged_ns", purged ? nlohmann::json(c.purged_ns) : nlohmann::json()},
   };
 }
 

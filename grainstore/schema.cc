@@ -259,6 +259,20 @@ CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
 // already had it open finds no row at a negated base_id and reports such a
 // body missing (Corruption) rather than read it as an append.
 
+// v8 -> v9: a purge keeps the chain's deletion time (before v9 it wrote its
+// own time over it, so history showed a purged file deleted when it was
+// purged); the purge's time is the op-log's, found through a partial index
+// that holds purges alone, so no other write touches it. Chains purged
+// before get their deletion time back from the op-log's last delete or
+// vacate of the chain (none there: the purge time stays).
+constexpr char kMigrateV8ToV9[] = R"sql(
+CREATE INDEX IF NOT EXISTS oplog_purges ON oplog(chain_id) WHERE op = 'purge';
+UPDATE chains SET deleted_ns = d.at_ns
+  FROM (SELECT chain_id, max(at_ns) AS at_ns FROM oplog
+        WHERE op IN ('delete', 'vacate') AND chain_id != 0 GROUP BY chain_id) AS d
+  WHERE chains.id = d.chain_id AND chains.state = 3 AND d.at_ns <= chains.deleted_ns;
+)sql";
+
 // The builds of v4's first day (2d35c34 to e05a51a) stamped a store 4 but
 // kept the column bodies.data, which c1b9c98 renamed to bytes still as v4:
 // later builds then failed every statement on bodies ("no such column"), and
@@ -460,6 +474,7 @@ Status Migrate(Db* db) {
   GRAINSTORE_RETURN_IF_ERROR(step(5, kMigrateV5ToV6));
   GRAINSTORE_RETURN_IF_ERROR(step(6, kMigrateV6ToV7));
   // v7 -> v8 changes no table (above): the stamp below is the migration.
+  GRAINSTORE_RETURN_IF_ERROR(step(8, kMigrateV8ToV9));
   std::string stamp = fmt::format("PRAGMA application_id = {}", kApplicationId);
   GRAINSTORE_RETURN_IF_ERROR(db->Exec(stamp.c_str()));
   std::string ver = fmt::format("PRAGMA user_version = {}", kSchemaVersion);

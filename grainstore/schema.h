@@ -10,11 +10,13 @@
 
 namespace grainstore {
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 // The oldest schema this build reads as it is when it cannot migrate (a
 // reader without write access): v6 differs from v7 in an index only, which
-// the queries use when it is there and do without when it is not, and v7
-// from v8 in the splice rows v8 builds may write, which v7 stores hold none of.
+// the queries use when it is there and do without when it is not, v7 from
+// v8 in the splice rows v8 builds may write, which v7 stores hold none of,
+// and v8 from v9 in an index of purges and in the deletion times of chains
+// purged before it (a v8 store shows their purge times instead).
 inline constexpr int kOldestReadableVersion = 6;
 // PRAGMA application_id: "arev".
 inline constexpr int kApplicationId = 0x61726576;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "grainstore/store.h"
@@ -314,6 +315,46 @@ TEST_F(SchemaTest, MigratesAVersion6StoreToSizedKeyEntries) {
   EXPECT_EQ(test::PlainText(path_, "SELECT group_concat(name, ',') FROM "
                                    "(SELECT name FROM pragma_index_info('nodes_by_key') ORDER BY seqno)"),
             "ns_id,key,kind,body_id,size");
+}
+
+TEST_F(SchemaTest, MigratingAVersion8StoreGivesPurgedFilesTheirDeletionTimesBack) {
+  // A v8 build wrote the purge's time over the chain's deletion time: the
+  // store is made so by this build, its index of purges dropped, as a v8
+  // build leaves the file.
+  std::int64_t deleted_ns = 0, purged_ns = 0;
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    Store& store = **opened;
+    NsId ns = *store.Namespace("default");
+    ASSERT_TRUE(store.PutFile(ns, "/memories/a.md", "one\n").has_value());
+    ASSERT_TRUE(store.DeleteKey(ns, "/memories/a.md").ok());
+    ASSERT_TRUE(store.Purge(ns, "/memories/a.md").ok());
+    auto chains = store.ChainsAt(ns, "/memories/a.md");
+    ASSERT_TRUE(chains.has_value() && chains->size() == 1u);
+    deleted_ns = (*chains)[0].deleted_ns;
+    purged_ns = (*chains)[0].purged_ns;
+    ASSERT_LT(deleted_ns, purged_ns);
+  }
+  ASSERT_EQ(RawInt("SELECT count(*) FROM oplog WHERE op = 'delete'"), 1);
+  ASSERT_TRUE(test::PlainExec(
+      path_, fmt::format("DROP INDEX oplog_purges; UPDATE chains SET deleted_ns = {} "
+                         "WHERE state = 3; PRAGMA user_version = 8",
+                         purged_ns)));
+  {
+    auto opened = Store::Open(path_);
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    auto chains = (*opened)->ChainsAt(*(*opened)->Namespace("default"), "/memories/a.md");
+    ASSERT_TRUE(chains.has_value() && chains->size() == 1u);
+    EXPECT_EQ((*chains)[0].state, ChainState::kPurged);
+    EXPECT_EQ((*chains)[0].deleted_ns, deleted_ns);
+    EXPECT_EQ((*chains)[0].purged_ns, purged_ns);
+  }
+  EXPECT_EQ(RawInt("PRAGMA user_version"), kSchemaVersion);
+  // The purge's time is found through the index that holds purges alone.
+  EXPECT_EQ(RawInt("SELECT count(*) FROM pragma_index_list('oplog') WHERE name = 'oplog_purges' "
+                   "AND partial = 1"),
+            1);
 }
 
 TEST_F(SchemaTest, ASubtreeIsListedFromTheKeyIndexAlone) {

@@ -9,11 +9,16 @@
 namespace grainstore {
 namespace {
 
-// A chain with its head, the chain's last grain (a seek on grains_by_chain).
+// A chain with its head, the chain's last grain (a seek on grains_by_chain),
+// and for a purged chain the time of its purge: the op-log's (through
+// oplog_purges), else, for a store a v8 build purged in, its deletion time.
 #define GS_CHAIN_SELECT                                                                      \
   "SELECT c.id, c.ns_id, c.relation, c.subject, c.state, coalesce(h.id, 0), "              \
   "coalesce(h.seq, 0), c.created_ns, c.deleted_ns, c.revivable, coalesce(h.body_id, 0), "  \
-  "h.grain_id, coalesce(h.created_ns, 0) FROM chains AS c LEFT JOIN grains AS h ON h.id = " \
+  "h.grain_id, coalesce(h.created_ns, 0), CASE WHEN c.state = 3 THEN coalesce("            \
+  "(SELECT max(o.at_ns) FROM oplog AS o WHERE o.op = 'purge' AND o.chain_id = c.id), "     \
+  "c.deleted_ns) ELSE 0 END "                                                              \
+  "FROM chains AS c LEFT JOIN grains AS h ON h.id = "                                       \
   "(SELECT g.id FROM grains AS g WHERE g.chain_id = c.id ORDER BY g.seq DESC LIMIT 1) "
 
 // The chains at one subject, the one History shows first: the live one, then
@@ -37,6 +42,7 @@ ChainRow ReadChain(const Statement& st) {
   c.head_body = st.ColumnInt64(10);
   if (!st.ColumnIsNull(11)) c.head_id = st.ColumnBlob(11);
   c.head_created_ns = st.ColumnInt64(12);
+  c.purged_ns = st.ColumnInt64(13);
   return c;
 }
 

@@ -16,8 +16,8 @@ namespace {
 // The chain deleted at `key` last, within the revive window: revived only
 // if it was vacated through the mount (unlink or rename-away). An older
 // vacated chain is not: another file came and went at the path after it,
-// which ended that save. (A purged chain's deleted_ns is its purge time, so
-// purged chains are left out; a purge of the path purges the vacated one.)
+// which ended that save. (Purged chains are left out: a purge of the path
+// purges the vacated one.)
 constexpr char kRevivableSql[] =
     "SELECT id, revivable >= ? FROM chains WHERE ns_id = ? AND subject = ? "
     "AND relation = ? AND state = 2 AND deleted_ns >= ? "

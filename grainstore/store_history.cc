@@ -24,6 +24,7 @@ ChainInfo ToInfo(const ChainRow& c) {
   info.head_seq = c.head_seq;
   info.created_ns = c.created_ns;
   info.deleted_ns = c.deleted_ns;
+  info.purged_ns = c.purged_ns;
   if (c.head_grain != 0) {
     info.head_grain_id = ToHex(c.head_id);
   }
@@ -414,6 +415,8 @@ Status Store::Purge(NsId ns, std::string_view key) {
   // id would confirm a guessed body (docs/storage-format.md, "Grain ids").
   static constexpr char kErase[] =
       "UPDATE grains SET body_id = NULL, salt = NULL, flags = flags | 2 WHERE chain_id = ?";
+  // The chain keeps its deletion time; the purge's is the op-log's entry.
+  static constexpr char kMarkPurged[] = "UPDATE chains SET state = 3, revivable = 0 WHERE id = ?";
   std::lock_guard lock(impl_->mu);
   StoreImpl& s = *impl_;
   {
@@ -472,8 +475,10 @@ Status Store::Purge(NsId ns, std::string_view key) {
       // whole now, so they go too (a splice's base holds the bytes its edit
       // removed). One built on the other file's own versions stays a delta.
       GRAINSTORE_RETURN_IF_ERROR(s.StoreWholeOverPurged(bodies));
-      GRAINSTORE_RETURN_IF_ERROR(
-          s.SetChainState(static_cast<ChainId>(chain), ChainState::kPurged, now, 0));
+      auto purged = s.db.Prepare(kMarkPurged);
+      if (!purged) return purged.error();
+      purged->BindInt64(1, chain);
+      GRAINSTORE_RETURN_IF_ERROR(purged->Run());
       GRAINSTORE_RETURN_IF_ERROR(
           s.LogOp(ns, "purge", key, "", 0, static_cast<ChainId>(chain), "", now));
     }

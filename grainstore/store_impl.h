@@ -46,7 +46,8 @@ struct ChainRow {
   std::string head_id;          // the head's raw grain id ("" when none)
   std::int64_t head_created_ns = 0;
   std::int64_t created_ns = 0;
-  std::int64_t deleted_ns = 0;
+  std::int64_t deleted_ns = 0;  // a purged chain's too: the deletion's time
+  std::int64_t purged_ns = 0;   // 0 unless purged
   bool revivable = false;
 };
 

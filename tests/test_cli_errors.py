@@ -252,7 +252,7 @@ def test_foreign_sqlite_file_is_exit_3(run_areev, tmp_path):
     proc = run_areev("log", "--db", str(newer))
     assert (proc.returncode, proc.stderr) == (
         3, f"areev: cannot open store {newer}: the store has schema version 999, "
-           f"newer than this build supports (8)\n")
+           f"newer than this build supports (9)\n")
 
 
 def test_a_store_whose_schema_version_another_program_changed_is_named_so(run_areev, db,
@@ -271,7 +271,7 @@ def test_a_store_whose_schema_version_another_program_changed_is_named_so(run_ar
             reason = (f"the store's header says schema version {version}, which no areev build "
                       "writes (another program changed it)")
         else:
-            reason = ("migrating the store from schema version 1 to 8 failed (the file is left "
+            reason = ("migrating the store from schema version 1 to 9 failed (the file is left "
                       'as it was): the store: no such column: "head_grain"')
         assert (proc.returncode, proc.stderr) == (
             3, f"areev: cannot open store {copy}: {reason}\n"), version
@@ -921,7 +921,7 @@ def test_a_reader_who_cannot_write_reads_a_store_one_index_behind(as_nobody, run
     # Its owner's next open migrates it.
     assert run_areev("cat", "/memories/d/a.md", "--db", db).returncode == 0
     with contextlib.closing(sqlite3.connect(db)) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 8
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 9
 
 
 # Issue: a long-lived reader (here memtool --batch) that opened the store as a

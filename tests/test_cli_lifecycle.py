@@ -2,6 +2,7 @@
 import json
 import pathlib
 import re
+import time
 
 import pytest
 
@@ -186,6 +187,7 @@ def test_history_chains_lists_every_file_at_the_path_in_a_table_and_json(run_are
     assert (live["state"], live["versions"], live["deleted"], live["deleted_ns"]) == (
         "live", 2, None, None)
     assert (gone["state"], gone["versions"], gone["deleted_ns"]) == ("deleted", 1, deleted_at)
+    assert (live["purged_ns"], gone["purged"], gone["purged_ns"]) == (None, None, None)
     assert gone["subject"] == live["subject"] == "/memories/c.md"
     assert gone["created_ns"] < gone["deleted_ns"] < live["created_ns"]
     # Each id reads its own file.
@@ -194,7 +196,7 @@ def test_history_chains_lists_every_file_at_the_path_in_a_table_and_json(run_are
         assert (cat.returncode, cat.stdout) == (0, body), (chain, cat.stderr)
     table = run_areev("history", "/memories/c.md", "--chains", "--db", db).stdout.splitlines()
     assert table[0].split() == ["CHAIN", "STATE", "VERSIONS", "CREATED", "(UTC)", "DELETED",
-                                "(UTC)"]
+                                "(UTC)", "PURGED", "(UTC)"]
     assert table[1].split()[:3] == [str(live["chain_id"]), "live", "2"]
     assert len(table[1].split()) == 4 and len(table[2].split()) == 5
     assert table[2].split()[:3] == [str(gone["chain_id"]), "deleted", "1"]
@@ -204,6 +206,32 @@ def test_history_chains_lists_every_file_at_the_path_in_a_table_and_json(run_are
     assert "no history for /memories/never.md" in never.stderr
     both = run_areev("history", "/memories/c.md", "--chains", "--chain", "1", "--db", db)
     assert both.returncode == 2 and both.stdout == "", both.stderr
+
+
+# Issue: a purge wrote its own time over the file's deletion time, so
+# `history --chains` and the notes showed a purged file deleted when it was
+# purged, and chains purged together lost their order.
+def test_a_purged_file_keeps_its_deletion_time_beside_its_purge_time(run_areev, db):
+    for body in ("A\n", "B\n"):
+        memtool(run_areev, db, command="create", path="/memories/p.md", file_text=body)
+        memtool(run_areev, db, command="delete", path="/memories/p.md")
+        time.sleep(0.01)
+    assert run_areev("purge", "/memories/p.md", "--db", db).returncode == 0
+    log = json.loads(run_areev("log", "--json", "--db", db).stdout)
+    deletes = [op["at_ns"] for op in log if op["op"] == "delete"]
+    purges = [op["at_ns"] for op in log if op["op"] == "purge"]
+    assert len(deletes) == 2 and len(purges) == 2 and purges[0] == purges[1] > deletes[1]
+    chains = json.loads(run_areev("history", "/memories/p.md", "--chains", "--json",
+                                  "--db", db).stdout)
+    # Newest deletion first, each with its own deletion time and the purge's.
+    assert [(c["state"], c["deleted_ns"], c["purged_ns"]) for c in chains] == [
+        ("purged", deletes[1], purges[0]), ("purged", deletes[0], purges[0])]
+    table = run_areev("history", "/memories/p.md", "--chains", "--db", db).stdout.splitlines()
+    assert len(table) == 3 and all(len(row.split()) == 6 for row in table[1:]), table
+    assert table[1].split()[4] != table[1].split()[5]  # deleted, then purged
+    shown = run_areev("history", "/memories/p.md", "--db", db)
+    purged_line = [l for l in shown.stdout.splitlines() if l.startswith("# /memories/p.md purged")]
+    assert purged_line == [f"# /memories/p.md purged at {chains[0]['purged'][:23]}Z"], shown.stdout
 
 
 def test_an_older_file_deleted_at_a_reused_path_stays_reachable(run_areev, db):

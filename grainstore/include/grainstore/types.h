@@ -102,8 +102,15 @@ struct ChainInfo {
   std::uint32_t head_seq = 0;
   std::string head_grain_id;
   std::int64_t created_ns = 0;
-  std::int64_t deleted_ns = 0;  // 0 unless deleted or purged
+  std::int64_t deleted_ns = 0;  // 0 unless deleted or purged (then when it was deleted)
+  std::int64_t purged_ns = 0;   // 0 unless purged
 };
+
+// When the chain came to its state, as the CLI names it beside "deleted" or
+// "purged": a purged chain's purge, a deleted chain's deletion (0 if live).
+inline std::int64_t ChainEndNs(const ChainInfo& c) {
+  return c.state == ChainState::kPurged ? c.purged_ns : c.deleted_ns;
+}
 
 // A fact or event grain, as `areev add` writes and `areev recall` reads it.
 struct Fact {
