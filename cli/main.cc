@@ -224,9 +224,9 @@ std::string NotACommand(const std::string& arg) {
   return "unknown command '" + arg + "'";
 }
 
-// Why arguments a subcommand does not take are refused: options it does not
-// know by that name, else CLI11's words for any argument too many.
-std::string NotExpected(const std::vector<std::string>& extras) {
+// Why arguments `command` does not take are refused: options it does not
+// know by that name, else the arguments it has no place for.
+std::string NotExpected(const CLI::App* command, const std::vector<std::string>& extras) {
   // `areev --version log`: --version is the whole command line or nothing.
   if (std::find(extras.begin(), extras.end(), "--version") != extras.end()) {
     return "--version takes no other arguments: areev --version prints the version";
@@ -241,9 +241,23 @@ std::string NotExpected(const std::vector<std::string>& extras) {
     return fmt::format("unknown option{} {}", quoted.size() > 1 ? "s" : "",
                        fmt::join(quoted, " "));
   }
-  return fmt::format("The following {} not expected: {}",
-                     extras.size() > 1 ? "arguments were" : "argument was",
-                     fmt::join(extras, " "));
+  if (command == nullptr) {
+    return fmt::format("unexpected argument{} {}", extras.size() > 1 ? "s" : "",
+                       fmt::join(extras, " "));
+  }
+  return fmt::format("{} takes no {}arguments, but {} {} given", command->get_name(),
+                     TakesPositionals(*command) ? "more " : "", fmt::join(extras, " "),
+                     extras.size() > 1 ? "were" : "was");
+}
+
+// An option given twice that takes one value (CLI11's "At Most 1 required
+// but received 2"): which option, in our words; "" for any other failure.
+std::string GivenTwice(const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) == nullptr) return "";
+  const std::string what = e.what();
+  const std::size_t at = what.find(": At Most 1 required but received ");
+  if (at == std::string::npos || at == 0) return "";
+  return fmt::format("{}: given more than once; give it once", what.substr(0, at));
 }
 
 // Reports why `args` did not parse (CLI11's `e`, or a call for help, which
@@ -298,7 +312,10 @@ int ParseFailure(const CLI::App& app, const std::vector<cli::Command>& commands,
   // CLI11 2.1 names the extra arguments last first.
   if (const std::vector<std::string> extras = app.remaining(true);
       dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !extras.empty()) {
-    return cli::Fail(cli::kExitUsage, NotExpected(extras));
+    return cli::Fail(cli::kExitUsage, NotExpected(command, extras));
+  }
+  if (std::string twice = GivenTwice(e); !twice.empty()) {
+    return cli::Fail(cli::kExitUsage, twice);
   }
   return cli::Fail(cli::kExitUsage, e.what());
 }

@@ -56,8 +56,8 @@ Result<VersionSpec> ParseVersionSpec(std::string_view spec) {
   // NotFound, as for a shorter number past the range.
   if (out.number == 0 && out.id_prefix.empty() && !digits) {
     return Status::InvalidArgument(fmt::format(
-        "'{}' is neither a version number nor a grain id prefix ({}+ hex)", spec,
-        kMinGrainPrefix));
+        "'{}' is neither a version number nor a grain id prefix ({} to {} hex digits)", spec,
+        kMinGrainPrefix, kGrainIdHexChars));
   }
   return out;
 }

@@ -104,7 +104,7 @@ def test_recall_takes_its_subject_as_an_argument_too(run_areev, db):
     for args, said in [(["alice", "--subject", "bob"], "recall: give the subject once "
                                                        "(SUBJECT or --subject)"),
                        ([], "recall: a subject is required (SUBJECT or --subject)"),
-                       (["alice", "bob"], "not expected: bob"),
+                       (["alice", "bob"], "recall takes no more arguments, but bob was given"),
                        ([" "], "subject: must not be empty or blank")]:
         proc = run_areev("recall", *args, "--db", db)
         assert proc.returncode == 2 and proc.stdout == "", (args, proc)

@@ -387,7 +387,7 @@ def test_versions_may_follow_the_path_as_in_git(run_areev, db, prefs):
             (("diff", prefs, "v1"), "'v1' is neither a version number nor a grain id prefix"),
             (("cat", prefs, "1", "--version", "1"), "cat: give the version after the path "
                                                     "or as --version, not both"),
-            (("cat", prefs, "1", "2"), "not expected: 2"),
+            (("cat", prefs, "1", "2"), "cat takes no more arguments, but 2 was given"),
             (("cat", prefs, ""), "'' is neither a version number")]:
         proc = run_areev(*args, "--db", db)
         assert proc.returncode == 2 and proc.stdout == "", (args, proc)
@@ -451,6 +451,12 @@ def test_malformed_version_names_are_usage_errors(run_areev, db, prefs):
         assert cat.returncode == 2 and "neither a version number" in cat.stderr, (bad, cat.stderr)
         diff = run_areev("diff", prefs, "--from", bad, "--db", db)
         assert diff.returncode == 2 and diff.stdout == "", (bad, diff.stderr)
+    # Hex one digit longer than a grain id: the message gives the bounds.
+    long_hex = "ab" * 32 + "c"
+    cat = run_areev("cat", prefs, "--version", long_hex, "--db", db)
+    assert (cat.returncode, cat.stderr) == (
+        2, f"areev: --version: '{long_hex}' is neither a version number nor a grain id prefix "
+           "(6 to 64 hex digits); run with --help\n"), cat
 
 
 def test_diff_output_applies_with_patch(run_areev, db, tmp_path):
