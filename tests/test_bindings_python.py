@@ -989,6 +989,20 @@ def test_the_stub_marks_positional_only_exactly_what_the_extension_takes_positio
     assert sorted(checked) == ["__exit__", "history", "memory_tool", "read", "read_bytes"]
 
 
+# Issue: __exit__ took any number of arguments (none, five) and closed the
+# handle, where its signature is (exc_type, exc, tb).
+def test_exit_takes_the_three_arguments_of_the_with_statement(areev, tmp_path):
+    m = areev.Areev(str(tmp_path / "x.db"))
+    for args in ((), (None,), (None, None, None, None)):
+        with pytest.raises(TypeError, match=r"__exit__ expected 3 arguments"):
+            m.__exit__(*args)
+        assert not m.closed, args
+    assert m.__exit__(None, None, None) is False and m.closed
+    with areev.Areev(str(tmp_path / "x.db")) as again:
+        assert not again.closed
+    assert again.closed
+
+
 def test_a_typed_version_number_never_names_a_grain_id_prefix(areev, mem):
     p = "/memories/n.md"
     digits = None

@@ -37,11 +37,26 @@ function settled(call) {
   }
 }
 
+// A TypeError as the addon raises it for an argument of the wrong type.
+function argTypeError(message) {
+  return Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_TYPE' });
+}
+
+// The addon's rejection of a call on a closed handle.
+function closedError() {
+  return Object.assign(new Error('the Areev handle is closed'), { code: codes.CLOSED });
+}
+
 // The commands of memory_20250818, as @anthropic-ai/sdk's MemoryToolHandlers names them.
 const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
 
 class Areev {
   #h;
+  // Handler calls made and not yet settled (memoryToolHandlers() runs them
+  // one after another), and whether close() waits for them to finish: a
+  // call made before close() finishes, as memoryTool()'s do.
+  #queued = 0;
+  #closing = false;
 
   /**
    * Opens (creating if missing) the store file at `file` and namespace `ns`.
@@ -53,11 +68,11 @@ class Areev {
     // A third argument `true`, or `{ durable: 'false' }`, would otherwise open
     // the store other than asked, silently.
     if (options !== undefined && options !== null && typeof options !== 'object') {
-      throw new TypeError('options must be an object, such as { durable: true }');
+      throw argTypeError('options must be an object, such as { durable: true }');
     }
     const durable = options == null ? undefined : options.durable;
     if (durable !== undefined && typeof durable !== 'boolean') {
-      throw new TypeError('options.durable must be a boolean');
+      throw argTypeError('options.durable must be a boolean');
     }
     this.#h = new native.Handle(file, ns, durable === true);
   }
@@ -68,12 +83,12 @@ class Areev {
    * store's own message, for a log, not the model).
    */
   memoryTool(json) {
-    return settled(() => this.#h.memoryTool(json));
+    return settled(() => this.#open().memoryTool(json));
   }
 
   /** Versions of the memory file at `memoryPath`, oldest first. */
   history(memoryPath) {
-    return settled(() => this.#h.history(memoryPath));
+    return settled(() => this.#open().history(memoryPath));
   }
 
   /**
@@ -81,21 +96,45 @@ class Areev {
    * decoded as UTF-8: bytes that are not UTF-8 become U+FFFD. readBytes gives them as stored.
    */
   read(memoryPath, version = null) {
-    return settled(() => this.#h.read(memoryPath, version));
+    return settled(() => this.#open().read(memoryPath, version));
   }
 
   /** The same body as read(), as a Buffer of the bytes stored. */
   readBytes(memoryPath, version = null) {
-    return settled(() => this.#h.readBytes(memoryPath, version));
+    return settled(() => this.#open().readBytes(memoryPath, version));
   }
 
-  /** Closes the handle; calls already started still finish. Idempotent. */
+  /**
+   * Closes the handle; calls already made still finish (handler calls still
+   * waiting for their turn too). Idempotent.
+   */
   close() {
-    this.#h.close();
+    if (this.#queued === 0) this.#h.close();
+    else this.#closing = true;
   }
 
   get closed() {
-    return this.#h.closed;
+    return this.#closing || this.#h.closed;
+  }
+
+  // The addon's handle for a call, which is refused once close() has been
+  // called (the addon's own refusal once it has closed the handle).
+  #open() {
+    if (this.#closing) throw closedError();
+    return this.#h;
+  }
+
+  // One handler call, run after the calls made before it: it counts as made
+  // from now on, so a close() meanwhile lets it run before the store closes.
+  #queue(previous, text) {
+    if (this.#closing || this.#h.closed) return Promise.reject(closedError());
+    ++this.#queued;
+    const done = () => {
+      if (--this.#queued === 0 && this.#closing) this.#h.close();
+    };
+    const result = previous.then(() => settled(() => this.#h.memoryTool(text)));
+    result.then(done, done);
+    return result;
   }
 
   /**
@@ -120,7 +159,7 @@ class Areev {
       } catch (e) {
         return Promise.reject(e);
       }
-      const result = previous.then(() => this.memoryTool(text));
+      const result = this.#queue(previous, text);
       previous = result.then(after, after);
       return result;
     };

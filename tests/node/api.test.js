@@ -90,11 +90,12 @@ test('the constructor refuses options it cannot read as asked', () => {
   const db = tmpDb();
   for (const options of [true, 'durable', 1]) {
     assert.throws(() => new Areev(db, 'n', options), (e) => e instanceof TypeError &&
+      e.code === 'ERR_INVALID_ARG_TYPE' &&
       e.message === 'options must be an object, such as { durable: true }');
   }
   for (const durable of ['false', 0, 1, null]) {
     assert.throws(() => new Areev(db, 'n', { durable }), (e) => e instanceof TypeError &&
-      e.message === 'options.durable must be a boolean');
+      e.code === 'ERR_INVALID_ARG_TYPE' && e.message === 'options.durable must be a boolean');
   }
   assert.ok(!fs.existsSync(db), 'refused before the store is opened');
   for (const options of [undefined, null, {}, { durable: false }, { durable: true }]) {
@@ -141,6 +142,36 @@ test('close: calls made before it finish, later ones reject with ERR_AREEV_CLOSE
   for (const p of [m.memoryTool('{}'), m.history('/memories/a'), m.read('/memories/a')]) {
     await assert.rejects(p, (e) => e.code === codes.CLOSED && e.message === 'the Areev handle is closed');
   }
+});
+
+// Issue: a handler call waiting for its turn when close() came was refused
+// (ERR_AREEV_CLOSED), though made before close(): the model got errors for
+// commands it sent before the handle was closed.
+test('close: handler calls made before it finish in order, later ones reject', async () => {
+  const db = tmpDb();
+  const m = new Areev(db);
+  const h = m.memoryToolHandlers();
+  const made = [
+    h.create({ command: 'create', path: '/memories/a.md', file_text: 'one\n' }),
+    h.str_replace({ command: 'str_replace', path: '/memories/a.md', old_str: 'one', new_str: 'two' }),
+    h.view({ command: 'view', path: '/memories/a.md' }),
+  ];
+  m.close();
+  assert.equal(m.closed, true);
+  const later = [h.view({ command: 'view', path: '/memories/a.md' }), m.memoryTool('{}'),
+    m.read('/memories/a.md'), m.history('/memories/a.md'), m.readBytes('/memories/a.md')];
+  const settledLater = Promise.allSettled(later);
+  const got = await Promise.all(made);
+  assert.equal(got[2], "Here's the content of /memories/a.md with line numbers:\n     1\ttwo\n     2\t");
+  for (const r of await settledLater) {
+    assert.equal(r.status, 'rejected');
+    assert.equal(r.reason.code, codes.CLOSED);
+    assert.equal(r.reason.message, 'the Areev handle is closed');
+  }
+  // The store was closed after them: another handle reads both versions.
+  const again = new Areev(db);
+  assert.deepEqual((await again.history('/memories/a.md')).map((v) => v.version), [1, 2]);
+  again.close();
 });
 
 test('many concurrent promises on one handle lose no write', async () => {

@@ -288,7 +288,11 @@ PyObject* AreevEnter(PyObject* self, PyObject*) {
   return self;
 }
 
-PyObject* AreevExit(PyObject* self, PyObject*) {
+// __exit__(exc_type, exc, tb): three arguments, as the with statement passes
+// them; any other count is a TypeError and leaves the handle open.
+PyObject* AreevExit(PyObject* self, PyObject* args) {
+  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+  if (!PyArg_UnpackTuple(args, "__exit__", 3, 3, &type, &value, &tb)) return nullptr;
   PyObject* r = AreevClose(self, nullptr);
   if (r == nullptr) return nullptr;
   Py_DECREF(r);
