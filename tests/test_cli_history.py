@@ -221,6 +221,32 @@ def test_a_file_deleted_at_the_path_before_the_move_keeps_the_note(run_areev, db
     assert proc.returncode == 1 and "moved" not in proc.stderr, proc.stderr
 
 
+# Issue: `cat` of a deleted file said only "no such file or directory", with
+# no word that the file was deleted there and its versions are kept.
+def test_cat_of_a_deleted_file_says_when_it_was_deleted_and_where_its_versions_are(
+        run_areev, db, m):
+    m(command="create", path="/memories/d.md", file_text="one\n")
+    m(command="delete", path="/memories/d.md")
+    deleted = history_json(run_areev, db, "/memories/d.md")
+    proc = run_areev("cat", "/memories/d.md", "--db", db)
+    assert proc.returncode == 1 and proc.stdout == "", proc
+    assert re.fullmatch(
+        r"areev: cat /memories/d\.md: no such file or directory: /memories/d\.md; the file "
+        r"there was deleted at \S+Z: `areev history` lists its versions, which `cat` reads by "
+        r"number, and `areev restore` brings it back\n", proc.stderr), proc.stderr
+    assert run_areev("cat", "/memories/d.md", "1", "--db", db).stdout == "one\n"
+    assert len(deleted) == 1
+    assert run_areev("purge", "/memories/d.md", "--db", db).returncode == 0
+    proc = run_areev("cat", "/memories/d.md", "--db", db)
+    assert re.fullmatch(r"areev: cat /memories/d\.md: no such file or directory: "
+                        r"/memories/d\.md; the file there was deleted at (\S+)Z and purged at "
+                        r"(\S+)Z\n", proc.stderr), proc.stderr
+    # Never a file there: the plain answer.
+    proc = run_areev("cat", "/memories/never.md", "--db", db)
+    assert proc.stderr == ("areev: cat /memories/never.md: no such file or directory: "
+                           "/memories/never.md\n"), proc.stderr
+
+
 def test_a_deleted_files_history_says_how_to_restore_it_and_when_it_cannot_yet(run_areev,
                                                                                  db, m):
     m(command="create", path="/memories/q.md", file_text="x\n")
