@@ -47,6 +47,19 @@ struct RecallArgs {
 // Longest object/context shown in a table cell; --json prints them whole.
 constexpr std::size_t kMaxCellChars = 60;
 
+std::vector<std::string> RecallRow(const grainstore::Fact& f) {
+  const bool event = f.type == grainstore::GrainType::kEvent;
+  return {ShortId(f.grain_id), event ? "event" : "fact", fmt::format("{}", f.seq),
+          grainstore::FormatIsoUtc(f.created_ns), CellText(f.subject, kMaxCellChars),
+          CellText(f.relation, kMaxCellChars), CellText(f.object, kMaxCellChars),
+          f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)};
+}
+
+// The facts as a table, or with `json` a JSON array, in two passes over the
+// store's pages (Store::ForEachFact), as `history` prints versions: the
+// first finds the table's widths and the span of times to print, so a store
+// that cannot be read fails before anything is printed; the second prints
+// that span. Facts added in between are left to the next call.
 int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
   int code = kExitOk;
   std::string subject;
@@ -56,27 +69,41 @@ int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
   }
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  auto facts = s.store->Recall(s.ns, subject, args.relation, args.all);
-  if (!facts.has_value())
-    return ReportError(fmt::format("recall {}", subject), facts.error());
-  if (args.json) {
-    nlohmann::json doc = nlohmann::json::array();
-    for (const auto& f : *facts) doc.push_back(FactJson(f));
-    return Emit(JsonText(doc));
-  }
+  const std::string what = fmt::format("recall {}", subject);
   Table table({"GRAIN", "TYPE", "VER", "CREATED (UTC)", "SUBJECT", "RELATION",
                "OBJECT", "STATE", "CONTEXT"},
               {false, false, true, false, false, false, false, false, false});
-  for (const auto& f : *facts) {
-    const bool event = f.type == grainstore::GrainType::kEvent;
-    table.AddRow(
-        {ShortId(f.grain_id), event ? "event" : "fact",
-         fmt::format("{}", f.seq), grainstore::FormatIsoUtc(f.created_ns),
-         CellText(f.subject, kMaxCellChars),
-         CellText(f.relation, kMaxCellChars), CellText(f.object, kMaxCellChars),
-         f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)});
+  std::int64_t newest_ns = 0, oldest_ns = 0;
+  bool any = false;
+  auto st = s.store->ForEachFact(s.ns, subject, args.relation, args.all,
+                                 [&](const grainstore::Fact& f) {
+                                   if (!any) newest_ns = f.created_ns;
+                                   any = true;
+                                   oldest_ns = f.created_ns;
+                                   if (!args.json) table.Measure(RecallRow(f));
+                                   return true;
+                                 });
+  if (!st.ok()) return ReportError(what, st);
+  if (!args.json && EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
+  JsonArrayText array;
+  bool written = true;
+  if (any) {
+    st = s.store->ForEachFact(s.ns, subject, args.relation, args.all,
+                              [&](const grainstore::Fact& f) {
+                                if (f.created_ns > newest_ns) return true;  // added since
+                                if (f.created_ns < oldest_ns) return false;
+                                written = EmitPart(args.json ? array.Item(FactJson(f))
+                                                             : table.RenderRow(RecallRow(f))) ==
+                                          kExitOk;
+                                return written;
+                              });
   }
-  return Emit(table.Render());
+  if (!written) return kExitFailed;
+  // An error in the second pass leaves what was printed cut short (a JSON
+  // array unclosed): a reader never takes part of the facts for all of them.
+  if (!st.ok()) return ReportError(what, st);
+  if (args.json) return Emit(array.End());
+  return kExitOk;
 }
 
 }  // namespace

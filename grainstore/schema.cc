@@ -259,7 +259,10 @@ CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
 // already had it open finds no row at a negated base_id and reports such a
 // body missing (Corruption) rather than read it as an append.
 
-// v8 -> v9: a purge keeps the chain's deletion time (before v9 it wrote its
+// v8 -> v9: facts and events about a subject, of any relation, read newest
+// first a page at a time (Store::ForEachFact) through an index in that
+// order; memory files, the bulk of the writes, have no entries in it. And a
+// purge keeps the chain's deletion time (before v9 it wrote its
 // own time over it, so history showed a purged file deleted when it was
 // purged); the purge's time is the op-log's, found through a partial index
 // that holds purges alone, so no other write touches it. Chains purged
@@ -267,6 +270,8 @@ CREATE INDEX nodes_by_key ON nodes(ns_id, key, kind, body_id, size);
 // vacate of the chain (none there: the purge time stays).
 constexpr char kMigrateV8ToV9[] = R"sql(
 CREATE INDEX IF NOT EXISTS oplog_purges ON oplog(chain_id) WHERE op = 'purge';
+CREATE INDEX IF NOT EXISTS grains_by_subject_time ON grains(ns_id, subject, created_ns)
+  WHERE relation != 'memory_file';
 UPDATE chains SET deleted_ns = d.at_ns
   FROM (SELECT chain_id, max(at_ns) AS at_ns FROM oplog
         WHERE op IN ('delete', 'vacate') AND chain_id != 0 GROUP BY chain_id) AS d

@@ -330,6 +330,15 @@ class Store {
   // with include_history, superseded facts too.
   Result<std::vector<Fact>> Recall(NsId ns, std::string_view subject,
                                    std::string_view relation, bool include_history);
+  // Calls `visit` for each fact and event Recall returns, in its order, until
+  // it returns false: pages of kFactPage rows, each read in a transaction of
+  // its own with no lock of the Store held while `visit` runs, so a subject
+  // with a million facts is never held at once. Facts written meanwhile that
+  // are newer than the page being read are not visited.
+  static constexpr std::size_t kFactPage = 1000;
+  using FactVisitor = std::function<bool(const Fact& fact)>;
+  Status ForEachFact(NsId ns, std::string_view subject, std::string_view relation,
+                     bool include_history, const FactVisitor& visit);
 
   // ---- Op-log and coherence ---------------------------------------------
   // Entries with seq > after_seq, oldest first, at most `limit`; ns 0 = all.
