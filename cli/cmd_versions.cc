@@ -220,12 +220,13 @@ int PrintChains(const Session& s, std::string_view subject, std::string_view rel
   Table table({"CHAIN", "STATE", "VERSIONS", "CREATED (UTC)", "DELETED (UTC)", "PURGED (UTC)"},
               {true, false, true, false, false, false});
   for (const grainstore::ChainInfo& c : *chains) {
+    const auto time_if = [](bool shown, std::int64_t ns) {
+      return shown ? grainstore::FormatIsoUtc(ns) : std::string();
+    };
     table.AddRow({fmt::format("{}", c.id), grainstore::ChainStateName(c.state),
                   fmt::format("{}", c.head_seq), grainstore::FormatIsoUtc(c.created_ns),
-                  c.state != grainstore::ChainState::kLive ? grainstore::FormatIsoUtc(c.deleted_ns)
-                                                           : std::string(),
-                  c.state == grainstore::ChainState::kPurged ? grainstore::FormatIsoUtc(c.purged_ns)
-                                                             : std::string()});
+                  time_if(c.state != grainstore::ChainState::kLive, c.deleted_ns),
+                  time_if(c.state == grainstore::ChainState::kPurged, c.purged_ns)});
   }
   return Emit(table.Render());
 }

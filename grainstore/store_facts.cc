@@ -97,7 +97,8 @@ namespace {
   "FROM grains g LEFT JOIN chains c ON c.id = g.chain_id "                                   \
   "LEFT JOIN bodies b ON b.id = g.body_id "                                                  \
   "WHERE g.ns_id = ?1 AND g.subject = ?2 AND g.relation != 'memory_file' "
-#define GS_FACT_PAGE "AND (g.created_ns, g.id) < (?4, ?5) ORDER BY g.created_ns DESC, g.id DESC LIMIT ?6"
+#define GS_FACT_PAGE \
+  "AND (g.created_ns, g.id) < (?4, ?5) ORDER BY g.created_ns DESC, g.id DESC LIMIT ?6"
 constexpr char kFactsAnyRelation[] = GS_FACT_COLUMNS "AND ?3 = '' " GS_FACT_PAGE;
 constexpr char kFactsOfRelation[] = GS_FACT_COLUMNS "AND g.relation = ?3 " GS_FACT_PAGE;
 #undef GS_FACT_PAGE
