@@ -221,6 +221,19 @@ def test_a_file_deleted_at_the_path_before_the_move_keeps_the_note(run_areev, db
     assert proc.returncode == 1 and "moved" not in proc.stderr, proc.stderr
 
 
+# Issue: a purge wrote its time over the deletion time of the file it
+# purged, so a file deleted at the path before another passed through it,
+# purged after that one left, took the note away as if it had lain there last.
+def test_a_purge_after_the_move_keeps_the_note(run_areev, db, m):
+    m(command="create", path="/memories/x.md", file_text="X\n")
+    m(command="delete", path="/memories/x.md")
+    m(command="create", path="/memories/y.md", file_text="Y\n")
+    m(command="rename", old_path="/memories/y.md", new_path="/memories/x.md")
+    m(command="rename", old_path="/memories/x.md", new_path="/memories/z.md")
+    assert run_areev("purge", "/memories/x.md", "--db", db).returncode == 0
+    assert now_at(run_areev, db, "cat", "/memories/x.md") == "/memories/z.md"
+
+
 # Issue: `cat` of a deleted file said only "no such file or directory", with
 # no word that the file was deleted there and its versions are kept.
 def test_cat_of_a_deleted_file_says_when_it_was_deleted_and_where_its_versions_are(
