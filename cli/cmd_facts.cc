@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "grainstore/time_format.h"
+#include "listing.h"
 #include "output.h"
 
 namespace cli {
@@ -55,11 +56,9 @@ std::vector<std::string> RecallRow(const grainstore::Fact& f) {
           f.live ? "live" : "superseded", CellText(f.context, kMaxCellChars)};
 }
 
-// The facts as a table, or with `json` a JSON array, in two passes over the
-// store's pages (Store::ForEachFact), as `history` prints versions: the
-// first finds the table's widths and the span of times to print, so a store
-// that cannot be read fails before anything is printed; the second prints
-// that span. Facts added in between are left to the next call.
+// The facts, newest first, in two passes over the store's pages
+// (Store::ForEachFact, PrintListing): the first finds the span of times to
+// print, the second prints that span.
 int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
   int code = kExitOk;
   std::string subject;
@@ -69,41 +68,35 @@ int RunRecall(const GlobalOptions& global, const RecallArgs& args) {
   }
   Session s;
   if (!OpenSession(global, Access::kReadOnly, &s, &code)) return code;
-  const std::string what = fmt::format("recall {}", subject);
-  Table table({"GRAIN", "TYPE", "VER", "CREATED (UTC)", "SUBJECT", "RELATION",
-               "OBJECT", "STATE", "CONTEXT"},
-              {false, false, true, false, false, false, false, false, false});
+  const ListingFormat<grainstore::Fact> format{
+      .headers = {"GRAIN", "TYPE", "VER", "CREATED (UTC)", "SUBJECT", "RELATION", "OBJECT",
+                  "STATE", "CONTEXT"},
+      .right_aligned = {false, false, true, false, false, false, false, false, false},
+      .row = RecallRow,
+      .json = FactJson};
   std::int64_t newest_ns = 0, oldest_ns = 0;
   bool any = false;
-  auto st = s.store->ForEachFact(s.ns, subject, args.relation, args.all,
-                                 [&](const grainstore::Fact& f) {
-                                   if (!any) newest_ns = f.created_ns;
-                                   any = true;
-                                   oldest_ns = f.created_ns;
-                                   if (!args.json) table.Measure(RecallRow(f));
-                                   return true;
-                                 });
-  if (!st.ok()) return ReportError(what, st);
-  if (!args.json && EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
-  JsonArrayText array;
-  bool written = true;
-  if (any) {
-    st = s.store->ForEachFact(s.ns, subject, args.relation, args.all,
-                              [&](const grainstore::Fact& f) {
-                                if (f.created_ns > newest_ns) return true;  // added since
-                                if (f.created_ns < oldest_ns) return false;
-                                written = EmitPart(args.json ? array.Item(FactJson(f))
-                                                             : table.RenderRow(RecallRow(f))) ==
-                                          kExitOk;
-                                return written;
-                              });
-  }
-  if (!written) return kExitFailed;
-  // An error in the second pass leaves what was printed cut short (a JSON
-  // array unclosed): a reader never takes part of the facts for all of them.
-  if (!st.ok()) return ReportError(what, st);
-  if (args.json) return Emit(array.End());
-  return kExitOk;
+  auto walk = [&](auto visit) {
+    return s.store->ForEachFact(s.ns, subject, args.relation, args.all, visit);
+  };
+  return PrintListing(
+      fmt::format("recall {}", subject), format, args.json,
+      [&](auto note) {
+        return walk([&](const grainstore::Fact& f) {
+          if (!any) newest_ns = f.created_ns;
+          any = true;
+          oldest_ns = f.created_ns;
+          note(f);
+          return true;
+        });
+      },
+      [&](auto print) {
+        return walk([&](const grainstore::Fact& f) {
+          if (f.created_ns > newest_ns) return true;  // added since
+          if (f.created_ns < oldest_ns) return false;
+          return print(f);
+        });
+      });
 }
 
 }  // namespace

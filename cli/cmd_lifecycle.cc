@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "grainstore/time_format.h"
+#include "listing.h"
 #include "output.h"
 
 namespace cli {
@@ -70,38 +71,29 @@ int RunLog(const GlobalOptions& global, const LogArgs& args) {
                           : OpenStore(global, Access::kReadOnly, &s, &code);
   if (!opened) return code;
   const grainstore::NsId ns = global.ns_given ? s.ns : 0;
-  // Two passes over the same entries: the first reads them all (and finds
-  // the table's widths), so a store that cannot be read fails before
-  // anything is printed; the second prints. Entries logged in between are
-  // left to the next call.
-  Table table({"SEQ", "TIME (UTC)", "NS", "OP", "GRAIN", "SUBJECT"},
-              {true, false, false, false, false, false});
+  // Two passes (PrintListing): the second stops at the first's last entry.
+  const ListingFormat<grainstore::OpRecord> format{
+      .headers = {"SEQ", "TIME (UTC)", "NS", "OP", "GRAIN", "SUBJECT"},
+      .right_aligned = {true, false, false, false, false, false},
+      .row = LogRow,
+      .json = OpJson};
   std::uint64_t last_seq = 0;
   std::size_t count = 0;
-  auto st = ForEachOp(*s.store, ns, args, 0, [&](const grainstore::OpRecord& op) {
-    if (!args.json) table.Measure(LogRow(op));
-    last_seq = op.seq;
-    ++count;
-    return true;
-  });
-  if (!st.ok()) return ReportError("log", st);
-  JsonArrayText array;
-  if (!args.json && EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
-  bool written = true;
-  if (count != 0) {
-    LogArgs bounded = args;
-    bounded.limit = count;
-    st = ForEachOp(*s.store, ns, bounded, last_seq, [&](const grainstore::OpRecord& op) {
-      written = EmitPart(args.json ? array.Item(OpJson(op)) : table.RenderRow(LogRow(op))) ==
-                kExitOk;
-      return written;
-    });
-  }
-  if (!written) return kExitFailed;
-  // An error in the second pass leaves what was printed cut short (a JSON
-  // array unclosed): a reader never takes part of the log for all of it.
-  if (!st.ok()) return ReportError("log", st);
-  return Emit(args.json ? array.End() : "");
+  return PrintListing(
+      "log", format, args.json,
+      [&](auto note) {
+        return ForEachOp(*s.store, ns, args, 0, [&](const grainstore::OpRecord& op) {
+          note(op);
+          last_seq = op.seq;
+          ++count;
+          return true;
+        });
+      },
+      [&](auto print) {
+        LogArgs bounded = args;
+        bounded.limit = count;
+        return ForEachOp(*s.store, ns, bounded, last_seq, print);
+      });
 }
 
 struct PathArgs {

@@ -13,6 +13,7 @@
 #include "grainstore/time_format.h"
 #include "grainstore/version_spec.h"
 #include "line_diff.h"
+#include "listing.h"
 #include "output.h"
 
 namespace cli {
@@ -112,48 +113,34 @@ std::vector<std::string> HistoryRow(const grainstore::VersionInfo& v) {
 }
 
 // The chain's versions as a table, or with `json` as a JSON array whose
-// entries carry the chain's state, in two passes over the same versions:
-// the first reads them all (and finds the table's widths), so a store that
-// cannot be read fails before anything is printed; the second prints.
-// Versions written in between are left to the next call. Returns kExitOk or
-// the exit code of a failure it reported.
+// entries carry the chain's state, in two passes (PrintListing): the second
+// stops at the first's last version. Returns kExitOk or the exit code of a
+// failure it reported.
 int PrintVersions(grainstore::Store& store, const grainstore::ChainInfo& chain,
                   std::string_view subject, bool all, bool json) {
-  Table table({"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
-              {true, false, false, true, false, false, false});
-  std::uint32_t last_seq = 0;
-  auto st = ForEachVersion(store, chain.id, all, 0, [&](const grainstore::VersionInfo& v) {
-    if (!json) table.Measure(HistoryRow(v));
-    last_seq = v.seq;
-    return true;
-  });
-  if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
-  if (!json && EmitPart(table.RenderHeader()) != kExitOk) return kExitFailed;
   // The chain's state rides on every JSON entry (an additive field): a
   // reader tells a deleted file from a live one as the table's note does.
   const std::string state = grainstore::ChainStateName(chain.state);
-  JsonArrayText array;
-  bool written = true;
-  if (last_seq != 0) {
-    st = ForEachVersion(store, chain.id, all, last_seq, [&](const grainstore::VersionInfo& v) {
-      std::string text;
-      if (json) {
+  const ListingFormat<grainstore::VersionInfo> format{
+      .headers = {"VER", "GRAIN", "CREATED (UTC)", "SIZE", "OP", "SUBJECT", "NOTE"},
+      .right_aligned = {true, false, false, true, false, false, false},
+      .row = HistoryRow,
+      .json = [&](const grainstore::VersionInfo& v) {
         nlohmann::json entry = VersionJson(v);
         entry["chain_state"] = state;
-        text = array.Item(entry);
-      } else {
-        text = table.RenderRow(HistoryRow(v));
-      }
-      written = EmitPart(text) == kExitOk;
-      return written;
-    });
-  }
-  if (!written) return kExitFailed;
-  // An error in the second pass leaves what was printed cut short (a JSON
-  // array unclosed): a reader never takes part of a history for all of it.
-  if (!st.ok()) return ReportError(fmt::format("history {}", subject), st);
-  if (json) return Emit(array.End());
-  return kExitOk;
+        return entry;
+      }};
+  std::uint32_t last_seq = 0;
+  return PrintListing(
+      fmt::format("history {}", subject), format, json,
+      [&](auto note) {
+        return ForEachVersion(store, chain.id, all, 0, [&](const grainstore::VersionInfo& v) {
+          note(v);
+          last_seq = v.seq;
+          return true;
+        });
+      },
+      [&](auto print) { return ForEachVersion(store, chain.id, all, last_seq, print); });
 }
 
 const char* NodeKindName(grainstore::NodeKind kind) {
