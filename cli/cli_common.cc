@@ -83,13 +83,17 @@ int ReportError(std::string_view what, const grainstore::Status& status) {
 }
 
 grainstore::Status WithMovedNote(const Session& s, std::string_view key,
-                                 const grainstore::Status& status) {
+                                 const grainstore::Status& status, MovedNoteFindings* found) {
+  MovedNoteFindings unused;
+  if (found == nullptr) found = &unused;
+  *found = MovedNoteFindings{};
   if (!status.IsNotFound()) return status;
   // A file at `key` since a move away is what the path names (a deleted one:
   // cat finds no live file there, history and restore find it): a move counts
   // only if every file that lay at `key` was gone by then.
   std::int64_t last_there_ns = 0;
   if (auto latest = s.store->FindChain(s.ns, key); latest.has_value()) {
+    found->latest = *latest;
     if (latest->state == grainstore::ChainState::kLive) return status;
     last_there_ns = latest->deleted_ns;
   }
@@ -145,7 +149,8 @@ grainstore::Status WithMovedNote(const Session& s, std::string_view key,
         noted = grainstore::Status::NotFound(std::move(note));
         return false;
       });
-  return read.ok() && noted ? *std::move(noted) : status;
+  found->moved = read.ok() && noted.has_value();
+  return found->moved ? *std::move(noted) : status;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,11 +65,21 @@ std::string WithLockWait(std::string text);
 // Prints "areev: <what>: <message>" to stderr and returns ExitCodeFor(status).
 int ReportError(std::string_view what, const grainstore::Status& status);
 
-// `status`, plus "; moved to P at T" when it is NotFound and the op-log says
-// what lay at `key` was moved away since (Store::MovedTo): a user asking for
-// a file by its old path learns where it went.
+// What WithMovedNote read on its way: the newest chain at the key (none
+// when no file lay there or the store could not say), and whether it named
+// a move.
+struct MovedNoteFindings {
+  std::optional<grainstore::ChainInfo> latest;
+  bool moved = false;
+};
+
+// `status`, plus "; moved away at T, now at P" when it is NotFound and the
+// op-log says the file that lay at `key` was moved away since
+// (Store::ForEachMoveAwayFrom): a user asking for a file by its old path
+// learns where it went. `found`, when given, receives what it read.
 grainstore::Status WithMovedNote(const Session& s, std::string_view key,
-                                 const grainstore::Status& status);
+                                 const grainstore::Status& status,
+                                 MovedNoteFindings* found = nullptr);
 
 // Prints "areev: <message>" to stderr and returns `code`.
 int Fail(int code, std::string_view message);

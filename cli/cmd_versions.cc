@@ -276,23 +276,22 @@ struct CatArgs {
   const CLI::Option* chain_opt = nullptr;
 };
 
-// `cat` of a path whose last file was deleted (and no file moved away from it
-// since, which WithMovedNote names): says so, and where its versions are.
-grainstore::Status WithDeletedNote(const Session& s, std::string_view key,
-                                   const grainstore::Status& status) {
-  if (!status.IsNotFound()) return status;
-  auto latest = s.store->FindChain(s.ns, key);
-  if (!latest.has_value() || latest->state == grainstore::ChainState::kLive) return status;
-  if (latest->state == grainstore::ChainState::kPurged) {
+// `cat` of a path whose last file, `latest`, was deleted (and no file moved
+// away from it since, which WithMovedNote names): says so, and where its
+// versions are.
+grainstore::Status WithDeletedNote(const grainstore::Status& status,
+                                   const grainstore::ChainInfo& latest) {
+  if (!status.IsNotFound() || latest.state == grainstore::ChainState::kLive) return status;
+  if (latest.state == grainstore::ChainState::kPurged) {
     return grainstore::Status::NotFound(
         fmt::format("{}; the file there was deleted at {} and purged at {}", status.message(),
-                    grainstore::FormatIsoUtc(latest->deleted_ns),
-                    grainstore::FormatIsoUtc(latest->purged_ns)));
+                    grainstore::FormatIsoUtc(latest.deleted_ns),
+                    grainstore::FormatIsoUtc(latest.purged_ns)));
   }
   return grainstore::Status::NotFound(fmt::format(
       "{}; the file there was deleted at {}: `areev history` lists its versions, which `cat` "
       "reads by number, and `areev restore` brings it back",
-      status.message(), grainstore::FormatIsoUtc(latest->deleted_ns)));
+      status.message(), grainstore::FormatIsoUtc(latest.deleted_ns)));
 }
 
 int RunCat(const GlobalOptions& global, const CatArgs& args) {
@@ -321,8 +320,9 @@ int RunCat(const GlobalOptions& global, const CatArgs& args) {
                               : fmt::format("cat {} --version {}", key, version);
     if (args.chain_opt->count() > 0) return ReportError(what, body.error());
     if (!latest) return ReportError(what, WhyNoHistory(s, key, body.error()));
-    grainstore::Status why = WithMovedNote(s, key, body.error());
-    if (why.message() == body.error().message()) why = WithDeletedNote(s, key, why);
+    MovedNoteFindings found;
+    grainstore::Status why = WithMovedNote(s, key, body.error(), &found);
+    if (!found.moved && found.latest) why = WithDeletedNote(why, *found.latest);
     return ReportError(what, why);
   }
   return Emit(*body);
