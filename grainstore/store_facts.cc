@@ -99,7 +99,7 @@ namespace {
   "WHERE g.ns_id = ?1 AND g.subject = ?2 AND g.relation != 'memory_file' "
 #define GS_FACT_PAGE \
   "AND (g.created_ns, g.id) < (?4, ?5) ORDER BY g.created_ns DESC, g.id DESC LIMIT ?6"
-constexpr char kFactsAnyRelation[] = GS_FACT_COLUMNS "AND ?3 = '' " GS_FACT_PAGE;
+constexpr char kFactsAnyRelation[] = GS_FACT_COLUMNS GS_FACT_PAGE;  // no ?3
 constexpr char kFactsOfRelation[] = GS_FACT_COLUMNS "AND g.relation = ?3 " GS_FACT_PAGE;
 #undef GS_FACT_PAGE
 #undef GS_FACT_COLUMNS
@@ -132,7 +132,7 @@ Status Store::ForEachFact(NsId ns, std::string_view subject, std::string_view re
         if (!st) return st.error();
         st->BindInt64(1, ns);
         st->BindText(2, subject);
-        st->BindText(3, relation);
+        if (!relation.empty()) st->BindText(3, relation);
         st->BindInt64(4, after_ns);
         st->BindInt64(5, after_id);
         st->BindInt64(6, static_cast<std::int64_t>(kFactPage));
