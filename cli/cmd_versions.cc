@@ -350,11 +350,16 @@ grainstore::Result<grainstore::VersionInfo> FindDiffVersion(
   return s.store->FindVersion(s.ns, key, spec);
 }
 
-std::string DiffLabel(const grainstore::VersionInfo& v) {
+// A header's text after the name: the version, its grain and time, and,
+// when the two sides are versions of different files that lay at the path
+// (`name_chain`), the chain, which `history --chains` lists.
+std::string DiffLabel(const grainstore::VersionInfo& v, bool name_chain) {
   // The name as the tables show it: a name with a newline or a terminal
   // escape in it must not split the header line or reach the terminal.
-  return fmt::format("{}\tv{} {} {}", CellText(v.subject), v.seq, ShortId(v.grain_id),
-                     grainstore::FormatIsoUtc(v.created_ns));
+  std::string label = fmt::format("{}\tv{} {} {}", CellText(v.subject), v.seq,
+                                  ShortId(v.grain_id), grainstore::FormatIsoUtc(v.created_ns));
+  if (name_chain) label += fmt::format(" (chain {})", v.chain_id);
+  return label;
 }
 
 int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
@@ -430,9 +435,10 @@ int RunDiff(const GlobalOptions& global, const DiffArgs& args) {
   auto new_body = s.store->ReadChainVersion(to.chain_id, key, fmt::format("{}", to.seq));
   if (!new_body.has_value())
     return ReportError(fmt::format("diff {} v{}", key, to.seq), new_body.error());
+  const bool two_files = from.has_value() && from->chain_id != to.chain_id;
   const std::string text = UnifiedDiff(old_body, *new_body,
-                                       from.has_value() ? DiffLabel(*from) : "/dev/null",
-                                       DiffLabel(to), args.context);
+                                       from.has_value() ? DiffLabel(*from, two_files) : "/dev/null",
+                                       DiffLabel(to, two_files), args.context);
   return Emit(text);
 }
 

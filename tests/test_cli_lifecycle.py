@@ -291,8 +291,11 @@ def test_diff_takes_a_grain_id_of_an_older_file_as_cat_does(run_areev, db):
     diff = run_areev("diff", p, "--from", g, "--db", db)
     assert diff.returncode == 0, diff.stderr
     lines = diff.stdout.splitlines()
+    # Both sides are a v1: each header names its file's chain too.
     assert lines[0].startswith(f"--- {p}\tv1 {g} ")
+    assert lines[0].endswith(f"Z (chain {old['chain_id']})")
     assert lines[1].startswith(f"+++ {p}\tv1 {new['grain_id'][:12]} ")
+    assert lines[1].endswith(f"Z (chain {new['chain_id']})")
     assert lines[2:] == ["@@ -1 +1 @@", "-old file", "+new"]
     reverse = run_areev("diff", p, "--from", new["grain_id"], "--to", g, "--db", db)
     assert reverse.returncode == 0 and reverse.stdout.splitlines()[2:] == [
