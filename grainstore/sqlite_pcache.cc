@@ -5,6 +5,8 @@
 #include <new>
 #include <vector>
 
+#include "numbered_pcache.h"
+
 namespace grainstore {
 namespace {
 
@@ -134,10 +136,8 @@ sqlite3_pcache_methods2 Methods() {
 
 bool Install() {
   // Both tables live for the process: SQLite keeps a copy of the layer's, and
-  // the layer calls through the defaults until exit.
-  static sqlite3_pcache_methods2 defaults{};
-  if (sqlite3_config(SQLITE_CONFIG_GETPCACHE2, &defaults) != SQLITE_OK) return false;
-  g_process_inner = &defaults;
+  // the layer calls through the numbered cache's until exit.
+  g_process_inner = NumberedPageCache();
   static sqlite3_pcache_methods2 layer = Methods<&g_process_inner>();
   if (sqlite3_config(SQLITE_CONFIG_PCACHE2, &layer) != SQLITE_OK) {
     g_process_inner = nullptr;

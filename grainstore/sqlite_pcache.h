@@ -1,15 +1,16 @@
-// SQLite's page cache for this process: SQLite's own (pcache1), behind a thin
-// layer that skips truncations which would remove no page.
+// SQLite's page cache for this process: the numbered cache
+// (numbered_pcache.h), behind a thin layer that skips truncations which
+// would remove no page.
 //
 // Why: every commit ends by truncating the cache to the database's size. When
 // a B-tree split reorders its new pages, SQLite parks one page for a moment
-// at the locking page's number (1 GiB / page size + 1). pcache1 remembers
-// that number as the largest key it has seen, so the next truncation, which
-// names a far smaller limit, sweeps every bucket of the cache's hash table:
-// tens of thousands of them once the cache holds a large store. The layer
-// keeps its own bound on the keys in use, which the parked page leaves alone
-// once it has moved back, and passes a truncation on only when a page may lie
-// at or above the limit.
+// at the locking page's number (1 GiB / page size + 1). A truncation walks
+// every key from its limit to the highest the cache has held (pcache1, the
+// cache this layer was written over, swept its whole hash table; the
+// numbered cache walks each table chunk from the limit up, the parked
+// page's among them). The layer keeps its own bound on the keys in use,
+// which the parked page leaves alone once it has moved back, and passes a
+// truncation on only when a page may lie at or above the limit.
 #ifndef GRAINSTORE_SQLITE_PCACHE_H_
 #define GRAINSTORE_SQLITE_PCACHE_H_
 
@@ -17,7 +18,7 @@
 
 namespace grainstore {
 
-// Installs the layer over SQLite's default page cache before SQLite
+// Installs the layer over the numbered cache before SQLite
 // initialises (once per process; later calls do nothing). Returns false,
 // changing nothing, when SQLite was already initialised by other code in the
 // process.
