@@ -1,5 +1,6 @@
 #include "numbered_pcache.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -170,10 +171,14 @@ sqlite3_pcache_page* Fetch(sqlite3_pcache* pc, unsigned key, int create) {
     if (p == nullptr && create == 1) return nullptr;
   }
   if (p == nullptr) {
-    try {
-      c->pages.reserve(c->pages.size() + 1);
-    } catch (const std::bad_alloc&) {
-      return nullptr;
+    // Room for the page in the list first, doubling it (reserve(size + 1)
+    // would copy the whole list for every new page).
+    if (c->pages.size() == c->pages.capacity()) {
+      try {
+        c->pages.reserve(std::max<std::size_t>(64, 2 * c->pages.capacity()));
+      } catch (const std::bad_alloc&) {
+        return nullptr;
+      }
     }
     p = static_cast<Page*>(sqlite3_malloc64(c->header_bytes + c->page_bytes));
     if (p == nullptr) return nullptr;
