@@ -157,13 +157,13 @@ class Lcg {
   std::uint64_t seed_;
 };
 
-// Views of min(files, 1000) distinct files of a store of `files` files, in
-// random order (a partial Fisher-Yates shuffle).
-std::vector<std::string> DistinctViews(int files, Lcg* rng) {
+// Views of min(files, count) distinct files of a store of `files` files, in
+// random order (a partial Fisher-Yates shuffle; whole when count >= files).
+std::vector<std::string> DistinctViews(int files, Lcg* rng, int count = 1000) {
   std::vector<int> order(static_cast<std::size_t>(files));
   std::iota(order.begin(), order.end(), 0);
   std::vector<std::string> views;
-  for (int i = 0; i < std::min(files, 1000); ++i) {
+  for (int i = 0; i < std::min(files, count); ++i) {
     auto& a = order[static_cast<std::size_t>(i)];
     std::swap(a, order[static_cast<std::size_t>(i + rng->Next(files - i))]);
     views.push_back(ViewCmd(FileKey(a)));
@@ -334,15 +334,8 @@ void BenchEveryFileOnce(const Config& cfg) {
     memtool::MemoryTool tool(store.get(), ns);
     FillFiles(store.get(), ns, 0, files);
     SyncOrDie(store.get());
-    std::vector<int> order(static_cast<std::size_t>(files));
-    std::iota(order.begin(), order.end(), 0);
     Lcg rng(7);
-    for (int i = files - 1; i > 0; --i) {
-      const auto pick = static_cast<std::size_t>(rng.Next(i + 1));
-      std::swap(order[static_cast<std::size_t>(i)], order[pick]);
-    }
-    std::vector<std::string> views;
-    for (int i : order) views.push_back(ViewCmd(FileKey(i)));
+    const std::vector<std::string> views = DistinctViews(files, &rng, files);
     CALLGRIND_START_INSTRUMENTATION;
     std::vector<double> samples = TimeSamples(&tool, views, views.size(), 0);
     CALLGRIND_STOP_INSTRUMENTATION;
