@@ -449,7 +449,7 @@ void AddVersionCommands(CLI::App& app, const GlobalOptions& global,
   auto h = std::make_shared<HistoryArgs>();
   CLI::App* history = app.add_subcommand(
       "history", "List the versions of a file (or any chain)");
-  history->add_option("path", h->path, "Memory path (same as --subject)");
+  history->add_option("path", h->path, "Memory path (same as --subject)")->check(NotBlank());
   history->add_option("--subject", h->subject,
                       "Chain subject, e.g. /memories/prefs.md")
       ->check(NotBlank());

@@ -123,6 +123,10 @@ def test_blank_subjects_and_relations_are_usage_errors(run_areev, db):
         ("history", "--subject", "a", "--relation", ""),
         ("history", "--subject", "a", "--relation", "  "),
         ("history", "--subject", "  ", "--relation", "r"),
+        # The positional subject (PATH) too, whatever the relation.
+        ("history", ""),
+        ("history", " \t"),
+        ("history", "  ", "--relation", "r"),
         # Unicode spaces and characters that draw nothing are blank names to
         # store, too.
         ("add", "--subject", "\u00a0", "--relation", "r"),
