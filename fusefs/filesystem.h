@@ -22,6 +22,7 @@
 #include "grainstore/store.h"
 #include "inode_table.h"
 #include "open_handles.h"
+#include "version_bodies.h"
 #include "sent_back.h"
 #include "space_guard.h"
 
@@ -182,6 +183,8 @@ class Filesystem {
   SentBack& sent_back() { return sent_back_; }
   // The handles of open directories and `.history` versions.
   OpenHandles& handles() { return handles_; }
+  // The bodies of open `.history` versions, shared by their handles.
+  VersionBodies& version_bodies() { return version_bodies_; }
   // Called after the last handle of a file was released (its mutex not held):
   // keeps its clean body loaded for the next open, dropping the bodies of the
   // files released longest ago beyond kKeptBodies and kKeptBytes. `bytes`:
@@ -265,6 +268,7 @@ class Filesystem {
   std::atomic<std::uint64_t> next_handle_{1};
   SentBack sent_back_{kSentBackPassNs};
   OpenHandles handles_;
+  VersionBodies version_bodies_;
   bool want_writeback_ = false;
   InodeTable inodes_;
   std::mutex stale_attrs_mu_;  // a leaf

@@ -294,4 +294,22 @@ int HistoryTree::ReadBody(fuse_ino_t ino, std::string* body) {
   return 0;
 }
 
+int HistoryTree::VersionId(fuse_ino_t ino, std::string* grain_id) {
+  Node node;
+  if (!Find(ino, &node)) return ENOENT;
+  if (node.kind != Kind::kVersion) return EISDIR;
+  *grain_id = node.version.grain_id;
+  return 0;
+}
+
+int HistoryTree::CheckReadable(fuse_ino_t ino) {
+  Node node;
+  if (!Find(ino, &node)) return ENOENT;
+  if (node.kind != Kind::kVersion) return EISDIR;
+  auto found = store_->FindChainVersion(node.version.chain_id, node.key,
+                                        std::to_string(node.version.seq));
+  if (!found) return FailureErrno("finding a version", found.error());
+  return found->purged ? ENOENT : 0;
+}
+
 }  // namespace fusefs

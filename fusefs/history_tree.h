@@ -58,6 +58,12 @@ class HistoryTree {
   void Forget(fuse_ino_t ino, std::uint64_t n);
   // The body of a version file: 0 or an errno (EISDIR, ENOENT, EIO...).
   int ReadBody(fuse_ino_t ino, std::string* body);
+  // The grain id of a version file, without reading the store: 0, ENOENT,
+  // EISDIR.
+  int VersionId(fuse_ino_t ino, std::string* grain_id);
+  // Whether a version file's body can still be read (it may have been
+  // purged since it was listed): 0, ENOENT, EIO...
+  int CheckReadable(fuse_ino_t ino);
 
  private:
   enum class Kind { kDir, kVersion };

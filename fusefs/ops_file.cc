@@ -15,6 +15,7 @@
 #include "filesystem.h"
 #include "history_tree.h"
 #include "ops.h"
+#include "version_bodies.h"
 #include "versioning_policy.h"
 
 namespace fusefs {
@@ -66,12 +67,22 @@ bool OpenLocked(Inode& inode, fuse_file_info* fi) {
 void OpenVersion(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = Fs(req);
   if (IsWriter(fi) || (fi->flags & O_TRUNC)) return (void)fuse_reply_err(req, EROFS);
-  auto body = std::make_unique<std::string>();
-  int err = fs.history().ReadBody(ino, body.get());
+  // One copy of a version's body serves every handle open on it.
+  std::string id;
+  int err = fs.history().VersionId(ino, &id);
+  if (err != 0) return (void)fuse_reply_err(req, err);
+  VersionBodies::Body body = fs.version_bodies().Find(id);
+  if (body != nullptr) {
+    err = fs.history().CheckReadable(ino);  // a purge since reaches new opens
+  } else {
+    std::string read;
+    err = fs.history().ReadBody(ino, &read);
+    if (err == 0) body = fs.version_bodies().Share(id, std::move(read));
+  }
   if (err != 0) return (void)fuse_reply_err(req, err);
   fi->keep_cache = 1;  // versions never change
   fi->noflush = 1;
-  fi->fh = fs.handles().Add(std::move(body));
+  fi->fh = fs.handles().Add(std::make_unique<VersionBodies::Body>(std::move(body)));
   if (fuse_reply_open(req, fi) != 0) fs.handles().Remove(fi->fh);
 }
 
@@ -255,9 +266,10 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
   Guarded(req, "read", [&] {
     std::string chunk;
     if (Filesystem::IsVirtual(ino)) {
-      const auto* body = OpenHandles::Get<const std::string>(fi->fh);
-      if (static_cast<std::size_t>(off) < body->size()) chunk = body->substr(off, size);
-      return (void)fuse_reply_buf(req, chunk.data(), chunk.size());
+      // Straight from the shared copy, which the handle keeps alive.
+      const std::string& body = **OpenHandles::Get<const VersionBodies::Body>(fi->fh);
+      const std::size_t from = std::min(body.size(), static_cast<std::size_t>(off));
+      return (void)fuse_reply_buf(req, body.data() + from, std::min(size, body.size() - from));
     }
     Filesystem& fs = Fs(req);
     auto inode = fs.Get(ino);

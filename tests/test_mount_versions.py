@@ -614,11 +614,46 @@ def test_purge_erases_history_versions_but_not_an_open_one(mnt):
         assert held.read() == "first secret\n"  # read whole at open, as documented
         with pytest.raises(FileNotFoundError):
             (hist / second).read_text()
+        # The copy the held handle shares serves no new open of the version.
+        with pytest.raises(FileNotFoundError):
+            (hist / first).read_text()
         assert wait_for(lambda: history_dir(mnt.path, "secret.md") == [], timeout=2.0)
     finally:
         held.close()
     # Meeting a purged version is an application's business, not the daemon's.
     assert "secret.md" not in mnt.log()
+
+
+@pytest.mark.skipif(bool(os.environ.get("AREEV_VALGRIND")), reason="the daemon's own memory")
+def test_opens_of_one_version_share_one_copy_in_the_daemon(mnt):
+    """Each open of a `.history` version read its own copy of the body, so
+    ten opens of a large version (a parallel grep, a backup) held ten."""
+    size = 24 << 20
+    p = mnt.path / "big.bin"
+    p.write_bytes(b"a" * size)
+    p.write_bytes(b"b" * size)
+    hist = mnt.path / ".history" / "big.bin"
+    first = hist / sorted(os.listdir(hist))[0]
+
+    def rss():
+        with open(f"/proc/{mnt.proc.pid}/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS"))
+
+    held = [open(first, "rb")]
+    try:
+        assert held[0].read(1) == b"a"
+        before = rss()
+        held += [open(first, "rb") for _ in range(9)]
+        grown = rss() - before
+        assert grown < size // 2, f"the daemon grew by {grown} bytes for nine more opens"
+        assert held[-1].read() == b"a" * size
+        held[0].close()
+        held.pop(0)
+        assert held[-1].seek(size - 3) == size - 3 and held[-1].read() == b"aaa"
+    finally:
+        for h in held:
+            h.close()
+    assert first.read_bytes() == b"a" * size  # read again once no handle holds it
 
 
 def test_history_sees_new_versions_quickly(mnt):
