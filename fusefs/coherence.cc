@@ -36,9 +36,15 @@ Status Coherence::Init() {
 void Coherence::Start(int interval_ms) {
   stopping_.store(false);
   thread_ = std::thread([this, interval_ms] { Run(interval_ms); });
+  std::string error;
+  if (!watch_.Start(fs_->db_path(), [this] { CatchUp(); }, &error)) {
+    Log(LogLevel::kWarning, "{}; changes by other processes show within {} ms", error,
+        interval_ms);
+  }
 }
 
 void Coherence::Stop() {
+  watch_.Stop();  // first: its catch-ups wake the poller
   {
     // Set under the mutex, so that the thread cannot miss it between its
     // check and its wait.

@@ -19,6 +19,7 @@
 
 #include "grainstore/store.h"
 #include "recent_changes.h"
+#include "store_watch.h"
 
 namespace fusefs {
 
@@ -40,7 +41,9 @@ class Coherence {
 
   // Positions the op-log cursor at the newest entry. Store errors.
   grainstore::Status Init();
-  // Starts and stops the polling thread (interval in milliseconds).
+  // Starts and stops the polling thread (interval in milliseconds), and the
+  // watch that catches up as soon as another process writes the store's
+  // files (StoreWatch; without it, changes wait for the next poll).
   void Start(int interval_ms);
   void Stop();
   // Cheap synchronous check for request paths: when another process has
@@ -153,6 +156,7 @@ class Coherence {
   std::string last_failure_;
   std::condition_variable cv_;
   std::thread thread_;
+  StoreWatch watch_;
 };
 
 }  // namespace fusefs

@@ -49,6 +49,50 @@ def append_line(path, line):
         os.close(fd)
 
 
+def stat_settles(path, size, within_s):
+    """Whether `stat` of `path` shows `size` within `within_s` seconds."""
+    deadline = time.monotonic() + within_s
+    while os.stat(path).st_size != size:
+        if time.monotonic() > deadline:
+            return False
+    return True
+
+
+@kernel_owns_in_writeback("a cached file's size")  # noqa: F405
+@pytest.mark.parametrize("writer", ["cli", "binding"])
+def test_stat_shows_another_processs_edit_at_once(mnt, writer):
+    """`stat` is answered from the kernel's attribute cache, so it showed a
+    file's old size until the poller's next pass (up to 100 ms) after an
+    edit by the memory tool; a script that read `st_size` bytes then read
+    the wrong ones. The daemon now hears of each commit as it is made."""
+    areev_mod = import_areev()
+    store = areev_mod.Areev(mnt.db) if writer == "binding" else None
+    late = []
+    try:
+        for i in range(8):
+            path = mnt.path / f"st{i}.md"
+            memtool(mnt.db, {"command": "create", "path": f"/memories/st{i}.md",
+                             "file_text": "abc\n"})
+            assert wait_for(lambda: path.exists())
+            time.sleep(0.3)  # past the poller's passes for the create
+            assert path.stat().st_size == 4  # the kernel now holds the attributes
+            command = {"command": "str_replace", "path": f"/memories/st{i}.md",
+                       "old_str": "abc", "new_str": "abcdefghij"}
+            if store is not None:
+                memtool_by(store, command)
+            else:
+                memtool(mnt.db, command)
+            # The next poll would come within 20 ms one time in five.
+            if not stat_settles(path, 11, within_s=0.02):
+                late.append(i)
+            assert stat_settles(path, 11, within_s=2.0), i
+            assert path.read_text() == "abcdefghij\n"
+    finally:
+        if store is not None:
+            store.close()
+    assert late == [], f"stat showed the old size for over 20 ms after edits {late}"
+
+
 @kernel_owns_in_writeback("O_APPEND and a cached file's size")  # noqa: F405
 def test_o_append_writes_keep_an_edit_made_meanwhile_by_another_process(mnt):
     p = mnt.path / "log.md"
