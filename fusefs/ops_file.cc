@@ -266,10 +266,12 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
   Guarded(req, "read", [&] {
     std::string chunk;
     if (Filesystem::IsVirtual(ino)) {
-      // Straight from the shared copy, which the handle keeps alive.
-      const std::string& body = **OpenHandles::Get<const VersionBodies::Body>(fi->fh);
-      const std::size_t from = std::min(body.size(), static_cast<std::size_t>(off));
-      return (void)fuse_reply_buf(req, body.data() + from, std::min(size, body.size() - from));
+      // Straight from the shared copy, held here through the reply: the
+      // kernel may end the read, and send the handle's release to another
+      // worker, before fuse_reply_buf returns.
+      const VersionBodies::Body body = *OpenHandles::Get<const VersionBodies::Body>(fi->fh);
+      const std::size_t from = std::min(body->size(), static_cast<std::size_t>(off));
+      return (void)fuse_reply_buf(req, body->data() + from, std::min(size, body->size() - from));
     }
     Filesystem& fs = Fs(req);
     auto inode = fs.Get(ino);
