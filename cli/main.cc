@@ -260,6 +260,37 @@ std::string GivenTwice(const CLI::ParseError& e) {
   return fmt::format("{}: given more than once; give it once", what.substr(0, at));
 }
 
+// CLI11's words for a missing value, a value given to an on/off option and
+// a missing command, in ours; "" for any other failure.
+std::string InOurWords(const CLI::ParseError& e, const std::vector<std::string>& args) {
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+      what.starts_with("A subcommand is required")) {
+    return "a command is required: memtool, history, cat, diff, log, restore, purge, add, "
+           "recall, mount or umount";
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) == nullptr) return "";
+  // "--db: 1 required TEXT missing"
+  if (const std::size_t at = what.find(": 1 required "); at != std::string::npos && at > 0 &&
+      what.ends_with(" missing")) {
+    return fmt::format("{} needs a value", what.substr(0, at));
+  }
+  // "json was given a disallowed flag override": quote the argument given.
+  constexpr std::string_view kOverride = " was given a disallowed flag override";
+  if (what.ends_with(kOverride)) {
+    std::string name = what.substr(0, what.size() - kOverride.size());
+    while (name.starts_with("-")) name.erase(0, 1);
+    const std::string dashed = (name.size() == 1 ? "-" : "--") + name;
+    const auto given = std::find_if(OptionsBegin(args), OptionsEnd(args), [&](const std::string& a) {
+      return a.starts_with(dashed + "=");
+    });
+    return given == OptionsEnd(args)
+               ? fmt::format("{} takes no value", dashed)
+               : fmt::format("{} takes no value, got '{}'", dashed, *given);
+  }
+  return "";
+}
+
 // Reports why `args` did not parse (CLI11's `e`, or a call for help, which
 // is answered); returns the exit code.
 int ParseFailure(const CLI::App& app, const std::vector<cli::Command>& commands,
@@ -317,6 +348,9 @@ int ParseFailure(const CLI::App& app, const std::vector<cli::Command>& commands,
   if (std::string twice = GivenTwice(e); !twice.empty()) {
     return cli::Fail(cli::kExitUsage, twice);
   }
+  if (std::string ours = InOurWords(e, args); !ours.empty()) {
+    return cli::Fail(cli::kExitUsage, ours);
+  }
   return cli::Fail(cli::kExitUsage, e.what());
 }
 
@@ -330,6 +364,10 @@ int main(int argc, char** argv) {
   CLI::App app{"areev: a versioned memory store for Anthropic's memory tool",
                "areev"};
   app.require_subcommand(1);
+  // An on/off option takes no value: CLI11 would read `--durable=0` as off
+  // and `--event=no` as a fact, changing what a command writes. Set before
+  // any option, so every subcommand's flags inherit it.
+  app.option_defaults()->disable_flag_override();
   app.footer("areev --version prints the version. --db, --ns and --durable may also follow "
              "the subcommand. Exit codes and details: docs/cli.md");
   app.fallthrough();  // --db/--ns/--durable may follow the subcommand

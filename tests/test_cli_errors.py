@@ -602,6 +602,50 @@ def test_an_option_given_twice_is_named(run_areev, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+# Issue: a missing value was answered in CLI11's words ("--db: 1 required
+# TEXT missing"), and so was a bare `areev` ("A subcommand is required").
+def test_a_missing_value_or_command_is_named(run_areev, tmp_path):
+    for args, said in [(["log", "--db"], "--db needs a value"),
+                       (["log", "--limit"], "--limit needs a value"),
+                       (["cat", "/memories/a", "--version"], "--version needs a value"),
+                       (["diff", "/memories/a", "-U"], "--unified needs a value"),
+                       (["add", "--subject", "a", "--relation", "r", "--object"],
+                        "--object needs a value"),
+                       (["history", "/memories/a", "--chain"], "--chain needs a value"),
+                       ([], "a command is required: memtool, history, cat, diff, log, "
+                            "restore, purge, add, recall, mount or umount")]:
+        proc = run_areev(*args, cwd=tmp_path)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            2, "", f"areev: {said}; run with --help\n"), args
+    assert list(tmp_path.iterdir()) == []
+
+
+# Issue: an on/off option took a value, so `--event=no` stored a fact,
+# `--durable=0` wrote without fsync and `--batch=0` ran one command, each
+# with exit 0.
+def test_an_on_off_option_takes_no_value(run_areev, tmp_path):
+    create = '{"command":"create","path":"/memories/a","file_text":"x"}'
+    assert run_areev("memtool", create, "--db", "s.db", cwd=tmp_path).returncode == 0
+    def ops():
+        return json.loads(run_areev("log", "--json", "--db", "s.db", cwd=tmp_path).stdout)
+
+    before = ops()
+    for args in (["add", "--subject", "z", "--relation", "r", "--object", "o", "--event=no"],
+                 ["--durable=0", "add", "--subject", "z", "--relation", "r", "--object", "o"],
+                 ["memtool", "--batch=0", create],
+                 ["log", "--json=2"],
+                 ["history", "/memories/a", "--all=1"],
+                 ["recall", "z", "--json=false"],
+                 ["history", "/memories/a", "--chains=yes"]):
+        proc = run_areev(*args, "--db", "s.db", cwd=tmp_path)
+        given = next(a for a in args if "=" in a and a.startswith("--"))
+        option = given.split("=")[0]
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            2, "", f"areev: {option} takes no value, got '{given}'; run with --help\n"), args
+    assert ops() == before  # nothing written
+    assert json.loads(run_areev("recall", "z", "--json", "--db", "s.db", cwd=tmp_path).stdout) == []
+
+
 def test_arguments_after_a_double_dash_are_never_options(run_areev, tmp_path):
     # `--` ends the options: what follows is an argument, for a command that
     # takes none too (`log -- --db x` read store x, and `add ... -- --db x`
