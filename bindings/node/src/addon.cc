@@ -65,10 +65,18 @@ napi_value MakeErrorWithCode(napi_env env, const char* code_text, const std::str
   return err;
 }
 
-// Error(message) with .code, and .detail for a tool error with the store's
-// own message behind it; a TypeError for kind == kNone used as "type".
+// Error(message) with .code, .errno for a store error with the system's
+// reason behind it (as Python's StoreError.errno), and .detail for a tool
+// error with the store's own message behind it; a TypeError for kind ==
+// kNone used as "type".
 napi_value MakeError(napi_env env, const BindingError& error) {
   napi_value err = MakeErrorWithCode(env, CodeOf(error.kind), error.message);
+  if (err != nullptr && error.kind == ErrorKind::kStore && error.sys_errno != 0) {
+    napi_value number = nullptr;
+    if (napi_create_int32(env, error.sys_errno, &number) == napi_ok) {
+      napi_set_named_property(env, err, "errno", number);
+    }
+  }
   if (error.detail.empty() || err == nullptr) return err;
   if (napi_value detail = MakeString(env, error.detail); detail != nullptr) {
     napi_set_named_property(env, err, "detail", detail);
