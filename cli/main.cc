@@ -281,8 +281,9 @@ std::string InOurWords(const CLI::ParseError& e, const std::vector<std::string>&
     std::string name = what.substr(0, what.size() - kOverride.size());
     while (name.starts_with("-")) name.erase(0, 1);
     const std::string dashed = (name.size() == 1 ? "-" : "--") + name;
+    const std::string prefix = dashed + "=";
     const auto given = std::find_if(OptionsBegin(args), OptionsEnd(args),
-                                    [&](const std::string& a) { return a.starts_with(dashed + "="); });
+                                    [&](const std::string& a) { return a.starts_with(prefix); });
     return given == OptionsEnd(args)
                ? fmt::format("{} takes no value", dashed)
                : fmt::format("{} takes no value, got '{}'", dashed, *given);

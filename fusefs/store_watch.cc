@@ -38,7 +38,8 @@ bool StoreWatch::Start(const std::string& db_path, std::function<void()> changed
                                                    &std::free);
   const std::string path = real ? std::string(real.get()) : db_path;
   const std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir =
+      slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   file_name_ = slash == std::string::npos ? path : path.substr(slash + 1);
   inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (inotify_fd_ < 0 || ::inotify_add_watch(inotify_fd_, dir.c_str(), IN_MODIFY) < 0) {
