@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <filesystem>
+#include <system_error>
 #include <string_view>
 #include <utility>
 
@@ -34,22 +34,18 @@ StoreWatch::~StoreWatch() { Stop(); }
 bool StoreWatch::Start(const std::string& db_path, std::function<void()> changed,
                        std::string* error) {
   // The directory that holds the file itself, through any symbolic link.
-  std::unique_ptr<char, decltype(&std::free)> real(::realpath(db_path.c_str(), nullptr),
-                                                   &std::free);
-  const std::string path = real ? std::string(real.get()) : db_path;
-  const std::size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  file_name_ = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::canonical(db_path, ec);
+  if (ec) file = db_path;
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : ".";
+  file_name_ = file.filename().string();
   inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (inotify_fd_ < 0 || ::inotify_add_watch(inotify_fd_, dir.c_str(), IN_MODIFY) < 0) {
-    *error = fmt::format("cannot watch {} for other writers: {}", dir, std::strerror(errno));
-    CloseFd(&inotify_fd_);
-    return false;
-  }
-  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (stop_fd_ < 0) {
-    *error = fmt::format("cannot watch {} for other writers: {}", dir, std::strerror(errno));
+  const bool ready = inotify_fd_ >= 0 &&
+                     ::inotify_add_watch(inotify_fd_, dir.c_str(), IN_MODIFY) >= 0 &&
+                     (stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) >= 0;
+  if (!ready) {
+    *error = fmt::format("cannot watch {} for other writers: {}", dir.string(),
+                         std::strerror(errno));
     CloseFd(&inotify_fd_);
     return false;
   }
