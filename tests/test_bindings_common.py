@@ -119,3 +119,14 @@ def node_env():
     if cli:
         env["AREEV_BIN"] = cli
     return env
+
+
+def run_node_script(script, *args, timeout=120):
+    """Runs `script` (`node -e`) against the freshly built addon, with the
+    package's directory as process.argv[1] and `args` after it; asserts that
+    it exited 0 and returns its stdout."""
+    proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"),
+                           *map(str, args)], env=node_env(), capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from mount_util import mnt  # noqa: F401 (fixture)
-from test_bindings_common import ROOT, import_areev, node_env
+from test_bindings_common import ROOT, import_areev, node_env, run_node_script
 
 NS = "shared"
 SHARED = "/memories/shared.md"
@@ -235,10 +235,7 @@ def test_node_read_bytes_gives_a_body_that_is_not_utf8_as_stored(mnt):
         "    first: first.toString('hex'), text, none }));"
         "  m.close();"
         "})();")
-    proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"), mnt.db],
-                          capture_output=True, text=True, env=node_env(), timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout)
+    got = json.loads(run_node_script(script, mnt.db, timeout=60))
     assert got["isBuffer"] is True
     assert got["hex"] == latin1.hex() and got["first"] == latin1.hex()
     assert got["text"] == "caf\ufffd cr\ufffdme\n"  # read() stays lossy, as documented

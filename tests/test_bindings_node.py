@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from disk_util import tmpfs
-from test_bindings_common import PACKAGING_SKIP, ROOT, node_env
+from test_bindings_common import PACKAGING_SKIP, ROOT, node_env, run_node_script
 
 NODE_TESTS = ROOT / "tests" / "node"
 
@@ -58,13 +58,10 @@ def test_a_namespace_that_cannot_be_created_names_the_store_and_the_step(tmp_pat
     with tmpfs(tmp_path / "fs", "size=2m") as fs:
         db = str(fs / "own.db")
         fill_cmd = f"cat /dev/zero > {fs}/pad 2>/dev/null; true"
-        proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"), db,
-                               fill_cmd], env=node_env(), capture_output=True, text=True,
-                              timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(
+        out = run_node_script(script, db, fill_cmd)
+    assert out.startswith(
         f"ERR_AREEV_STORE: cannot create namespace newns in store {db}: the store cannot be "
-        "written: it was opened read-only, as a snapshot, because the filesystem of "), proc.stdout
+        "written: it was opened read-only, as a snapshot, because the filesystem of "), out
 
 
 # Issue: Python's StoreError carries the errno behind a store failure, which
@@ -82,11 +79,7 @@ def test_a_store_error_carries_the_errno_behind_it(tmp_path):
     (tmp_path / "junk.db").write_bytes(b"not a database" * 100)
     paths = [tmp_path / "missing-dir" / "x.db", tmp_path / "adir", tmp_path / "file" / "x.db",
              tmp_path / "junk.db"]
-    proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"),
-                           *map(str, paths)], env=node_env(), capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [
+    assert run_node_script(script, *paths).splitlines() == [
         f"ERR_AREEV_STORE {errno.ENOENT}", f"ERR_AREEV_STORE {errno.EISDIR}",
         f"ERR_AREEV_STORE {errno.ENOTDIR}",
         "ERR_AREEV_STORE undefined"]  # no errno describes a file that is not a store

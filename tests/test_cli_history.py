@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from store_util import body_rows
-from test_bindings_common import ROOT, import_areev, node_env
+from test_bindings_common import import_areev, run_node_script
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
 
@@ -312,10 +312,8 @@ def test_a_chain_without_versions_is_damage_not_an_empty_history(run_areev, db, 
               "new Areev(process.argv[2]).history(process.argv[3])"
               ".then((r) => console.log(JSON.stringify(r)),"
               " (e) => console.log(e.code, e.message));")
-    proc = subprocess.run(["node", "-e", script, str(ROOT / "bindings" / "node"), db, prefs],
-                          capture_output=True, text=True, env=node_env(), timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("ERR_AREEV_STORE ") and "chain 1 has no versions" in proc.stdout
+    out = run_node_script(script, db, prefs, timeout=60)
+    assert out.startswith("ERR_AREEV_STORE ") and "chain 1 has no versions" in out
 
 
 def test_history_needs_a_subject(run_areev, db, prefs):
